@@ -17,8 +17,9 @@ import numpy as np
 from sklearn.ensemble import AdaBoostClassifier
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
-from skfair.datasets import load_hfm_dataset, make_hfm_encoder
+from skfair.datasets import load_hfm_dataset
 from skfair.ensemble import AdaFairClassifier, FairGBMClassifier
+from skfair.model_selection import make_hfm_encoder
 from skfair.model_selection._compare import compare_estimators
 
 REPEATS = 3
@@ -38,7 +39,7 @@ def main():
     import lightgbm
 
     income = load_hfm_dataset("income")
-    features = make_hfm_encoder(income).fit_transform(income.data)
+    features = make_hfm_encoder(list(income.sensitive)).fit_transform(income.data)
     male = (income.data["sex"] == "Male").to_numpy().astype(float)
     X = np.column_stack([male, features])
     y = income.target.to_numpy()

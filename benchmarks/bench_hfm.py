@@ -81,11 +81,12 @@ def cases(quick):
         X, y, s = synthetic(n, d)
         yield f"uniform n={n} d={d}, binary 40/60", X, y, s
     try:
-        from skfair.datasets import load_adult, make_hfm_encoder
+        from skfair.datasets import load_adult
+        from skfair.model_selection import make_hfm_encoder
     except ImportError:  # pragma: no cover - datasets not available
         return
     adult = load_adult(preprocessing="hfm")
-    X = make_hfm_encoder(adult).fit_transform(adult.data)
+    X = make_hfm_encoder(list(adult.sensitive)).fit_transform(adult.data)
     y = adult.target.to_numpy()
     if quick:
         X, y = X[:n], y[:n]

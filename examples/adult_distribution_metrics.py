@@ -1,4 +1,5 @@
-"""Distribution-level demographic parity of a LightGBM model on Adult.
+"""Distribution-level demographic parity of a LightGBM model on Adult
+==================================================================
 
 Trains LightGBM on the bundled UCI Adult data (without the ``sex`` column)
 and prints every distribution-level metric of skfair on the test split:

@@ -1,4 +1,5 @@
-"""Cross-validate accuracy and fairness together on Adult.
+"""Cross-validate accuracy and fairness together on Adult
+======================================================
 
 One ``cross_validate`` call mixes scikit-learn's built-in scorers with
 skfair's: average precision, accuracy, MCDP(0), MCDP(0.05), ABCC and HFM.
@@ -16,8 +17,9 @@ from sklearn.model_selection import StratifiedKFold, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OrdinalEncoder
 
-from skfair.datasets import load_adult, make_hfm_encoder
+from skfair.datasets import load_adult
 from skfair.metrics import make_abcc_scorer, make_hfm_scorer, make_mcdp_scorer
+from skfair.model_selection import make_hfm_encoder
 
 adult = load_adult(preprocessing="hfm")  # the 30,162 complete training rows
 X, y = adult.data, adult.target
@@ -36,7 +38,7 @@ scoring = {
     # HFM's distances live in the paper's encoded feature space: one-hot and
     # min-max features without the sensitive columns, fitted on each test fold.
     "HFM df_avg": make_hfm_scorer(
-        sensitive="sex", kind="avg", transform=make_hfm_encoder(adult)
+        sensitive="sex", kind="avg", transform=make_hfm_encoder(list(adult.sensitive))
     ),
 }
 cv = StratifiedKFold(5, shuffle=True, random_state=0)

@@ -1,4 +1,5 @@
-"""Select the fairest good model with GridSearchCV and ``fairest_within``.
+"""Select the fairest good model with GridSearchCV and ``fairest_within``
+======================================================================
 
 The MCDP paper's protocol: among the candidates keeping at least 95 % of the
 best mean average precision, refit the one with the lowest MCDP(0). Here the
@@ -13,13 +14,15 @@ from lightgbm import LGBMClassifier
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.pipeline import make_pipeline
 
-from skfair.datasets import load_german_credit, make_hfm_encoder
+from skfair.datasets import load_german_credit
 from skfair.metrics import make_mcdp_scorer
-from skfair.model_selection import fairest_within
+from skfair.model_selection import fairest_within, make_hfm_encoder
 
 credit = load_german_credit(preprocessing="hfm")
 X, y = credit.data, credit.target
-model = make_pipeline(make_hfm_encoder(credit), LGBMClassifier(verbose=-1, n_jobs=1))
+model = make_pipeline(
+    make_hfm_encoder(list(credit.sensitive)), LGBMClassifier(verbose=-1, n_jobs=1)
+)
 grid = {
     "lgbmclassifier__n_estimators": [10, 50, 200],
     "lgbmclassifier__num_leaves": [4, 31],

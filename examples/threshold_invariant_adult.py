@@ -1,4 +1,5 @@
-"""Demographic parity at every threshold: repairing LightGBM's scores on Adult.
+"""Demographic parity at every threshold: repairing LightGBM's scores on Adult
+===========================================================================
 
 Equal positive rates at one threshold say nothing about the next threshold a
 user picks. ``ThresholdInvariantClassifier`` maps each group's scores onto the

@@ -1,11 +1,58 @@
 """scikit-learn's common estimator checks for every skfair estimator."""
 
+import ast
+from pathlib import Path
+
+import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skfair.ensemble import AdaFairClassifier
-from skfair.postprocessing import ThresholdInvariantClassifier
+from skfair import ensemble, inprocessing, postprocessing
+
+
+class _RowGroups:
+    """Read the group of each row from its sensitive column 0 by a fixed rule.
+
+    The checks' data are continuous, and skfair refuses a continuous
+    sensitive column (one group per value is no grouping), so this is the one
+    thing changed for the checks: the group is ``(floor(v) + floor(10 v)) %
+    2`` of the column's value ``v``. It depends on the row alone (predictions
+    on subsets or reordered rows stay comparable) and splits both the checks'
+    uniform and their integer-valued data into two groups; NaN and infinity
+    give a NaN group, which the resolver rejects.
+    """
+
+    def _sensitive_columns(self, X):
+        columns = super()._sensitive_columns(X)
+        values = np.asarray(columns.iloc[:, 0], dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            groups = (np.floor(values) + np.floor(10 * values)) % 2
+        return columns.iloc[:, :1].assign(**{columns.columns[0]: groups})
+
+
+# Same names as the real classes, at module level so that they pickle.
+class AdaFairClassifier(_RowGroups, ensemble.AdaFairClassifier):
+    pass
+
+
+class ThresholdInvariantClassifier(
+    _RowGroups, postprocessing.ThresholdInvariantClassifier
+):
+    pass
+
+
+class FairGBMClassifier(_RowGroups, ensemble.FairGBMClassifier):
+    pass
+
+
+class FairMLPClassifier(_RowGroups, inprocessing.FairMLPClassifier):
+    pass
+
+
+class FairLGBMClassifier(_RowGroups, inprocessing.FairLGBMClassifier):
+    pass
+
 
 ESTIMATORS = [
     AdaFairClassifier(sensitive=0, n_estimators=10, random_state=0),
@@ -13,61 +60,75 @@ ESTIMATORS = [
     ThresholdInvariantClassifier(
         LogisticRegression(), sensitive=0, unseen_group="pooled"
     ),
+    FairMLPClassifier(
+        sensitive=0, max_iter=100, learning_rate_init=1e-2, random_state=0
+    ),
+    FairLGBMClassifier(
+        sensitive=0, n_estimators=20, min_child_samples=5, random_state=0
+    ),
 ]
-
-# Checks that cannot pass, with the reason. Keyed by estimator class name.
-EXPECTED_FAILED_CHECKS = {
-    "ThresholdInvariantClassifier": {
-        "check_fit_idempotent": (
-            "the checks' column 0 is continuous, so sensitive=0 makes every sample "
-            "its own group and the check predicts on rows whose groups were unseen "
-            "at fit; the default unseen_group='error' raises there (the "
-            "unseen_group='pooled' instance passes it)"
-        ),
-    },
-    "FairGBMClassifier": {
-        "check_classifiers_train": (
-            "the common checks' data are continuous, so sensitive=0 makes every "
-            "sample its own constraint group; FairGBM then trades accuracy for "
-            "equal error rates across hundreds of singleton groups"
-        ),
-    },
-}
 
 try:  # fairgbm ships a Linux-only binary
     import fairgbm  # noqa: F401
 except ImportError:  # pragma: no cover - exercised on other platforms only
     pass
 else:
-    from skfair.ensemble import FairGBMClassifier
-
     ESTIMATORS.append(
         FairGBMClassifier(sensitive=0, n_estimators=5, random_state=0, n_jobs=1)
     )
 
+# Checks that cannot pass, with the reason, keyed by estimator class name.
+EXPECTED_FAILED_CHECKS = {}
+
 
 def expected_failed_checks(estimator):
-    if getattr(estimator, "unseen_group", "error") != "error":
-        return {}
     return EXPECTED_FAILED_CHECKS.get(type(estimator).__name__, {})
 
 
+# The checks' data sets are small: every group has fewer than 30 samples.
+@pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
 def test_every_public_estimator_is_checked():
-    import skfair.ensemble
-    import skfair.postprocessing
-
     public = {
         name
-        for module in (skfair.ensemble, skfair.postprocessing)
+        for module in (ensemble, inprocessing, postprocessing)
         for name in getattr(module, "__all__", [])
+        if isinstance(getattr(module, name), type)
     }
     checked = {type(e).__name__ for e in ESTIMATORS}
     missing = public - checked
     if "FairGBMClassifier" in missing:
         pytest.importorskip("fairgbm")
     assert not missing, f"estimators without common checks: {missing}"
+
+
+# issue 10 item 16: the private scikit-learn names skfair still imports, each
+# with a reason beside the import. Add a package here once it is clean.
+PRIVATE_SKLEARN_ALLOWED = {
+    "sklearn.base._fit_context",
+    "sklearn.utils._param_validation",
+}
+
+
+@pytest.mark.parametrize("package", ["ensemble", "inprocessing", "postprocessing"])
+def test_private_sklearn_imports_are_few_and_say_why(package):
+    root = Path(ensemble.__file__).parent.parent / package
+    for path in sorted(root.glob("*.py")):
+        lines = path.read_text().splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            module = getattr(node, "module", None) or ""
+            if not (isinstance(node, ast.ImportFrom) and module.startswith("sklearn")):
+                continue
+            names = [f"{module}.{alias.name}" for alias in node.names]
+            private = [n for n in names if "._" in n]
+            for name in private:
+                where = f"{path.name}:{node.lineno}: {name}"
+                assert name in PRIVATE_SKLEARN_ALLOWED or module in (
+                    PRIVATE_SKLEARN_ALLOWED
+                ), where
+                reason = lines[node.lineno - 3 : node.end_lineno]  # or just above
+                assert any("#" in line for line in reason), where

@@ -7,10 +7,10 @@ offline. Each loader returns a :class:`~sklearn.utils.Bunch` with ``data``,
 ``frame``, ``feature_names``, ``target_names`` and ``DESCR``.
 ``preprocessing="hfm"`` reproduces the instances and features of the HFM paper's
 benchmark; :func:`load_hfm_dataset` loads those by their names there, and
-:func:`make_hfm_encoder` builds the paper's feature encoding.
+:func:`skfair.model_selection.make_hfm_encoder` builds the paper's feature
+encoding.
 """
 
-from ._hfm_encoding import make_hfm_encoder
 from ._loaders import (
     load_adult,
     load_bank,
@@ -27,5 +27,4 @@ __all__ = [
     "load_german_credit",
     "load_hfm_dataset",
     "load_ricci",
-    "make_hfm_encoder",
 ]

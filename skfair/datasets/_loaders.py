@@ -4,7 +4,7 @@ Every loader returns a :class:`~sklearn.utils.Bunch` with the same fields (see
 :func:`load_ricci`). The sensitive attributes stay in ``data``, under the names
 used in ``sensitive``, so that column specs such as ``sensitive="sex"`` work with
 skfair's estimators and scorers; whether a model sees them is up to the pipeline
-(e.g. :func:`~skfair.datasets.make_hfm_encoder` drops them).
+(e.g. :func:`~skfair.model_selection.make_hfm_encoder` drops them).
 
 Dtypes are explicit: numbers are ``int64``/``float64``; nominal features are
 unordered ``category`` columns holding only the values present; sensitive
@@ -18,6 +18,8 @@ some cross-validation folds).
 of the HFM paper's benchmark (Bian & Luo), which are those of Friedler et al.'s
 ``fairness-comparison``; the row counts equal the paper's Table 1.
 """
+
+import json
 
 from sklearn.utils._param_validation import StrOptions, validate_params
 
@@ -135,6 +137,90 @@ _BANK_CATEGORICAL = [
 ]
 
 
+#: Per data set: sensitive columns, privileged groups, class names, data file.
+_DATASETS = {
+    "ricci": (["race"], {"race": "W"}, ["fail", "pass"], "ricci.csv.gz"),
+    "german_credit": (
+        ["sex", "age"],
+        {"sex": "male", "age": "adult"},
+        ["bad", "good"],
+        "german_credit.csv.gz",
+    ),
+    "adult": (
+        ["race", "sex"],
+        {"race": "White", "sex": "Male"},
+        ["<=50K", ">50K"],
+        "adult.csv.gz",
+    ),
+    "compas": (
+        ["race", "sex"],
+        {"race": "Caucasian", "sex": "Male"},
+        ["no_recid", "recid"],
+        None,
+    ),
+    "bank": (["age"], {"age": ">25"}, ["no", "yes"], "bank.csv.gz"),
+}
+
+
+def _bunch(name, data, target, return_X_y, data_file_name=None):
+    """The Bunch (or ``(data, target)``) of the data set ``name``."""
+    sensitive, privileged, target_names, file_name = _DATASETS[name]
+    return make_bunch(
+        data=data,
+        target=target,
+        sensitive=sensitive,
+        privileged=privileged,
+        target_names=target_names,
+        data_file_name=data_file_name or file_name,
+        descr_file_name=f"{name}.rst",
+        return_X_y=return_X_y,
+    )
+
+
+_BUNCH_FIELDS = """\
+        target_names : list of str
+            Class names, ``{classes}``.
+        frame : pandas.DataFrame
+            ``data`` with ``target`` as the last column.
+        feature_names : list of str
+            Column names of ``data``.
+        DESCR : str
+            Description of the data set.
+        filename : str
+            Name of the bundled file{file}.
+
+    (data, target) : tuple if ``return_X_y`` is True
+        The DataFrame ``data`` and the Series ``target`` described above.
+"""
+_SEE_ALSO = """
+    See Also
+    --------
+    load_hfm_dataset : The data sets of the HFM paper by their names there.
+    skfair.model_selection.make_hfm_encoder : The HFM paper's feature encoding.
+"""
+_RETURN_X_Y = """\
+    return_X_y : bool, default=False
+        If True, return ``(data, target)`` instead of a Bunch.
+"""
+
+
+def _shared_doc(dataset=None):
+    """Fill the parts of a loader's docstring that every loader shares."""
+
+    def decorate(function):
+        _, _, names, file = _DATASETS.get(dataset, (None, None, None, None))
+        fields = _BUNCH_FIELDS.format(
+            classes=json.dumps(names),
+            file="" if file is None else f', ``"{file}"``',
+        )
+        fields += "" if dataset == "bank" else _SEE_ALSO
+        doc = function.__doc__.replace("    <return_X_y>\n", _RETURN_X_Y)
+        function.__doc__ = doc.replace("        <bunch_fields>\n", fields)
+        return function
+
+    return decorate
+
+
 def _insert_after(frame, anchor, name, values):
     """Return a copy of ``frame`` with column ``name`` right after ``anchor``."""
     frame = frame.copy()
@@ -150,6 +236,7 @@ def _insert_after(frame, anchor, name, values):
     },
     prefer_skip_nested_validation=True,
 )
+@_shared_doc("ricci")
 def load_ricci(*, preprocessing="raw", keep_combine=None, return_X_y=False):
     """Load the Ricci v. DeStefano firefighter promotion exam data (binary).
 
@@ -180,8 +267,7 @@ def load_ricci(*, preprocessing="raw", keep_combine=None, return_X_y=False):
         means ``False`` for ``"raw"`` and ``True`` for ``"hfm"``, where the paper
         (following fairness-comparison) keeps it.
 
-    return_X_y : bool, default=False
-        If True, return ``(data, target)`` instead of a Bunch.
+    <return_X_y>
 
     Returns
     -------
@@ -194,28 +280,11 @@ def load_ricci(*, preprocessing="raw", keep_combine=None, return_X_y=False):
             (float). The sensitive attribute stays in ``data``.
         target : pandas.Series of shape (118,)
             0/1 ``int64`` labels named ``"pass"``; 1 = pass.
-        frame : pandas.DataFrame
-            ``data`` with ``target`` as the last column.
         sensitive : pandas.DataFrame of shape (118, 1)
             The sensitive attribute ``race``, equal to ``data["race"]``.
         privileged : dict
             Privileged group label of each sensitive column, ``{"race": "W"}``.
-        feature_names : list of str
-            Column names of ``data``.
-        target_names : list of str
-            Class names, ``["fail", "pass"]``.
-        DESCR : str
-            Description of the data set.
-        filename : str
-            Name of the bundled file, ``"ricci.csv.gz"``.
-
-    (data, target) : tuple if ``return_X_y`` is True
-        The DataFrame ``data`` and the Series ``target`` described above.
-
-    See Also
-    --------
-    load_hfm_dataset : The data sets of the HFM paper by their names there.
-    make_hfm_encoder : The HFM paper's feature encoding.
+        <bunch_fields>
 
     Notes
     -----
@@ -249,22 +318,14 @@ def load_ricci(*, preprocessing="raw", keep_combine=None, return_X_y=False):
     target = binary_target(frame["combine"] >= 70, name="pass")
     data = frame if keep_combine else frame.drop(columns="combine")
     data = set_dtypes(data, text=["race"], category=["position"])
-    return make_bunch(
-        data=data,
-        target=target,
-        sensitive=["race"],
-        privileged={"race": "W"},
-        target_names=["fail", "pass"],
-        data_file_name="ricci.csv.gz",
-        descr_file_name="ricci.rst",
-        return_X_y=return_X_y,
-    )
+    return _bunch("ricci", data, target, return_X_y)
 
 
 @validate_params(
     {"preprocessing": _PREPROCESSING, "return_X_y": ["boolean"]},
     prefer_skip_nested_validation=True,
 )
+@_shared_doc("german_credit")
 def load_german_credit(*, preprocessing="raw", return_X_y=False):
     """Load the Statlog German credit data (binary).
 
@@ -293,8 +354,7 @@ def load_german_credit(*, preprocessing="raw", return_X_y=False):
         ``personal_status_sex`` and the age group replaces the age in years
         (there is no ``age_years``). No row is dropped in either mode.
 
-    return_X_y : bool, default=False
-        If True, return ``(data, target)`` instead of a Bunch.
+    <return_X_y>
 
     Returns
     -------
@@ -309,28 +369,11 @@ def load_german_credit(*, preprocessing="raw", return_X_y=False):
         target : pandas.Series of shape (1000,)
             0/1 ``int64`` labels named ``"credit"``; 1 = good (the file's 1),
             0 = bad (the file's 2).
-        frame : pandas.DataFrame
-            ``data`` with ``target`` as the last column.
         sensitive : pandas.DataFrame of shape (1000, 2)
             Columns ``sex`` and ``age``, equal to those of ``data``.
         privileged : dict
             ``{"sex": "male", "age": "adult"}``.
-        feature_names : list of str
-            Column names of ``data``.
-        target_names : list of str
-            Class names, ``["bad", "good"]``.
-        DESCR : str
-            Description of the data set.
-        filename : str
-            Name of the bundled file, ``"german_credit.csv.gz"``.
-
-    (data, target) : tuple if ``return_X_y`` is True
-        The DataFrame ``data`` and the Series ``target`` described above.
-
-    See Also
-    --------
-    load_hfm_dataset : The data sets of the HFM paper by their names there.
-    make_hfm_encoder : The HFM paper's feature encoding.
+        <bunch_fields>
 
     Notes
     -----
@@ -375,16 +418,7 @@ def load_german_credit(*, preprocessing="raw", return_X_y=False):
         frame = _insert_after(frame, "age", "age_years", frame["age"])
         frame["age"] = age_group
     data = set_dtypes(frame, text=["sex", "age"], category=categorical)
-    return make_bunch(
-        data=data,
-        target=target,
-        sensitive=["sex", "age"],
-        privileged={"sex": "male", "age": "adult"},
-        target_names=["bad", "good"],
-        data_file_name="german_credit.csv.gz",
-        descr_file_name="german_credit.rst",
-        return_X_y=return_X_y,
-    )
+    return _bunch("german_credit", data, target, return_X_y)
 
 
 @validate_params(
@@ -395,6 +429,7 @@ def load_german_credit(*, preprocessing="raw", return_X_y=False):
     },
     prefer_skip_nested_validation=True,
 )
+@_shared_doc("adult")
 def load_adult(*, preprocessing="raw", subset=None, return_X_y=False):
     """Load the UCI Adult (census income) data (binary).
 
@@ -425,8 +460,7 @@ def load_adult(*, preprocessing="raw", subset=None, return_X_y=False):
         ``"hfm"`` (the paper's data set). ``preprocessing="hfm", subset="test"``
         gives the test split prepared the same way (15060 rows).
 
-    return_X_y : bool, default=False
-        If True, return ``(data, target)`` instead of a Bunch.
+    <return_X_y>
 
     Returns
     -------
@@ -438,28 +472,11 @@ def load_adult(*, preprocessing="raw", subset=None, return_X_y=False):
             are ``str``, the rest ``int64``.
         target : pandas.Series of shape (n_samples,)
             0/1 ``int64`` labels named ``"income"``; 1 = ``>50K``.
-        frame : pandas.DataFrame
-            ``data`` with ``target`` as the last column.
         sensitive : pandas.DataFrame of shape (n_samples, 2)
             Columns ``race`` and ``sex``, equal to those of ``data``.
         privileged : dict
             ``{"race": "White", "sex": "Male"}``.
-        feature_names : list of str
-            Column names of ``data``.
-        target_names : list of str
-            Class names, ``["<=50K", ">50K"]``.
-        DESCR : str
-            Description of the data set.
-        filename : str
-            Name of the bundled file, ``"adult.csv.gz"``.
-
-    (data, target) : tuple if ``return_X_y`` is True
-        The DataFrame ``data`` and the Series ``target`` described above.
-
-    See Also
-    --------
-    load_hfm_dataset : The data sets of the HFM paper by their names there.
-    make_hfm_encoder : The HFM paper's feature encoding.
+        <bunch_fields>
 
     Notes
     -----
@@ -495,16 +512,7 @@ def load_adult(*, preprocessing="raw", subset=None, return_X_y=False):
         frame = frame.dropna().drop(columns="fnlwgt")
     target = binary_target(frame.pop("income") == ">50K", name="income")
     data = set_dtypes(frame, text=["race", "sex"], category=_ADULT_CATEGORICAL)
-    return make_bunch(
-        data=data,
-        target=target,
-        sensitive=["race", "sex"],
-        privileged={"race": "White", "sex": "Male"},
-        target_names=["<=50K", ">50K"],
-        data_file_name="adult.csv.gz",
-        descr_file_name="adult.rst",
-        return_X_y=return_X_y,
-    )
+    return _bunch("adult", data, target, return_X_y)
 
 
 def _propublica_filter(frame):
@@ -533,6 +541,7 @@ def _propublica_filter(frame):
     },
     prefer_skip_nested_validation=True,
 )
+@_shared_doc("compas")
 def load_compas(*, violent=False, preprocessing="raw", return_X_y=False):
     """Load ProPublica's COMPAS two-year recidivism data (binary).
 
@@ -574,8 +583,7 @@ def load_compas(*, violent=False, preprocessing="raw", return_X_y=False):
         ``sex, age, age_cat, race, juv_fel_count, juv_misd_count,
         juv_other_count, priors_count, c_charge_degree, c_charge_desc``.
 
-    return_X_y : bool, default=False
-        If True, return ``(data, target)`` instead of a Bunch.
+    <return_X_y>
 
     Returns
     -------
@@ -590,28 +598,11 @@ def load_compas(*, violent=False, preprocessing="raw", return_X_y=False):
             ``violent_recid`` are ``float64``.
         target : pandas.Series of shape (n_samples,)
             0/1 ``int64`` labels named ``"two_year_recid"``; 1 = reoffended.
-        frame : pandas.DataFrame
-            ``data`` with ``target`` as the last column.
         sensitive : pandas.DataFrame of shape (n_samples, 2)
             Columns ``race`` and ``sex``, equal to those of ``data``.
         privileged : dict
             ``{"race": "Caucasian", "sex": "Male"}``.
-        feature_names : list of str
-            Column names of ``data``.
-        target_names : list of str
-            Class names, ``["no_recid", "recid"]``.
-        DESCR : str
-            Description of the data set.
-        filename : str
-            Name of the bundled file.
-
-    (data, target) : tuple if ``return_X_y`` is True
-        The DataFrame ``data`` and the Series ``target`` described above.
-
-    See Also
-    --------
-    load_hfm_dataset : The data sets of the HFM paper by their names there.
-    make_hfm_encoder : The HFM paper's feature encoding.
+        <bunch_fields>
 
     Notes
     -----
@@ -654,19 +645,11 @@ def load_compas(*, violent=False, preprocessing="raw", return_X_y=False):
         text=[col for col in _COMPAS_TEXT if col in frame.columns],
         category=[col for col in _COMPAS_CATEGORICAL if col in frame.columns],
     )
-    return make_bunch(
-        data=data,
-        target=target,
-        sensitive=["race", "sex"],
-        privileged={"race": "Caucasian", "sex": "Male"},
-        target_names=["no_recid", "recid"],
-        data_file_name=file_name,
-        descr_file_name="compas.rst",
-        return_X_y=return_X_y,
-    )
+    return _bunch("compas", data, target, return_X_y, data_file_name=file_name)
 
 
 @validate_params({"return_X_y": ["boolean"]}, prefer_skip_nested_validation=True)
+@_shared_doc("bank")
 def load_bank(*, return_X_y=False):
     """Load the UCI Bank Marketing data, 10% sample (binary).
 
@@ -684,8 +667,7 @@ def load_bank(*, return_X_y=False):
 
     Parameters
     ----------
-    return_X_y : bool, default=False
-        If True, return ``(data, target)`` instead of a Bunch.
+    <return_X_y>
 
     Returns
     -------
@@ -700,23 +682,11 @@ def load_bank(*, return_X_y=False):
             leaks the label; drop it for a realistic model.
         target : pandas.Series of shape (4521,)
             0/1 ``int64`` labels named ``"y"``; 1 = subscribed (``"yes"``).
-        frame : pandas.DataFrame
-            ``data`` with ``target`` as the last column.
         sensitive : pandas.DataFrame of shape (4521, 1)
             Column ``age``, equal to ``data["age"]``.
         privileged : dict
             ``{"age": ">25"}``.
-        feature_names : list of str
-            Column names of ``data``.
-        target_names : list of str
-            Class names, ``["no", "yes"]``.
-        DESCR : str
-            Description of the data set.
-        filename : str
-            Name of the bundled file, ``"bank.csv.gz"``.
-
-    (data, target) : tuple if ``return_X_y`` is True
-        The DataFrame ``data`` and the Series ``target`` described above.
+        <bunch_fields>
 
     Notes
     -----
@@ -751,16 +721,7 @@ def load_bank(*, return_X_y=False):
     frame = _insert_after(frame, "age", "age_years", frame["age"])
     frame["age"] = text_where(frame["age_years"] > 25, ">25", "<=25", index=frame.index)
     data = set_dtypes(frame, text=["age"], category=_BANK_CATEGORICAL)
-    return make_bunch(
-        data=data,
-        target=target,
-        sensitive=["age"],
-        privileged={"age": ">25"},
-        target_names=["no", "yes"],
-        data_file_name="bank.csv.gz",
-        descr_file_name="bank.rst",
-        return_X_y=return_X_y,
-    )
+    return _bunch("bank", data, target, return_X_y)
 
 
 _HFM_LOADERS = {
@@ -776,6 +737,7 @@ _HFM_LOADERS = {
     {"name": [StrOptions(set(_HFM_LOADERS))], "return_X_y": ["boolean"]},
     prefer_skip_nested_validation=True,
 )
+@_shared_doc()
 def load_hfm_dataset(name, *, return_X_y=False):
     """Load a data set of the HFM paper's benchmark by its name there.
 
@@ -796,8 +758,7 @@ def load_hfm_dataset(name, *, return_X_y=False):
     name : {"ricci", "credit", "income", "ppr", "ppvr"}
         The data set's name in the HFM paper (Table 1).
 
-    return_X_y : bool, default=False
-        If True, return ``(data, target)`` instead of a Bunch.
+    <return_X_y>
 
     Returns
     -------
@@ -806,7 +767,7 @@ def load_hfm_dataset(name, *, return_X_y=False):
 
     See Also
     --------
-    make_hfm_encoder : The HFM paper's feature encoding.
+    skfair.model_selection.make_hfm_encoder : The HFM paper's feature encoding.
 
     References
     ----------

@@ -6,19 +6,13 @@ import numbers
 from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, check_random_state
+from sklearn.utils.validation import check_random_state
 
-from skfair.ensemble._fairgbm import _check_binary_y, _check_X_with_sensitive
+from skfair.utils._sensitive import resolve_privileged
 from skfair.utils._validation import check_sample_weight_1d
 
-PRIVILEGED_NOT_FOUND_ERROR = (
-    "privileged={privileged!r} is not a group of {name!r} in the training data; "
-    "the groups are {labels}. Pass one of them (a tuple of labels when several "
-    "sensitive columns are intersected), or None for the most frequent group."
-)
+from ._base import BaseFairEnsemble, Interval, _fit_context, store_params
 
 #: Weighted error used for the learner weight of a stump that makes no error
 #: on the weighted training data, so that its weight stays finite.
@@ -33,7 +27,7 @@ def _rate(hits, cell, sample_weight):
     return sample_weight[cell & hits].sum() / total
 
 
-def _stage_statistics(y, y_pred, protected, sample_weight):
+def _stage_statistics(y, y_pred, protected, sample_weight, kept=True):
     """Error, balanced error and equalized-odds gaps of one partial ensemble.
 
     Parameters
@@ -44,6 +38,9 @@ def _stage_statistics(y, y_pred, protected, sample_weight):
         Membership of the protected (non-privileged) groups.
     sample_weight : ndarray of shape (n_samples,)
         The user's sample weights.
+    kept : ndarray of shape (n_samples,), dtype bool, or True
+        The samples whose group is compared (``min_group_size``); the gaps
+        ignore the others.
 
     Returns
     -------
@@ -62,7 +59,7 @@ def _stage_statistics(y, y_pred, protected, sample_weight):
     tnr = _rate(correct, negative, sample_weight)
     balanced_error = 1.0 - 0.5 * ((tpr or 0.0) + (tnr or 0.0))
     deltas = []
-    for cls in (positive, negative):
+    for cls in (positive & kept, negative & kept):
         rate_non_protected = _rate(correct, cls & ~protected, sample_weight)
         rate_protected = _rate(correct, cls & protected, sample_weight)
         if rate_non_protected is None or rate_protected is None:
@@ -72,7 +69,7 @@ def _stage_statistics(y, y_pred, protected, sample_weight):
     return float(error), float(balanced_error), deltas[0], deltas[1]
 
 
-def _fairness_costs(y, incorrect, protected, delta_tpr, delta_tnr):
+def _fairness_costs(y, incorrect, protected, delta_tpr, delta_tnr, kept=True):
     """AdaFair's fairness cost ``u`` of every sample.
 
     ``u = 1 + |δ|`` on the samples the weak learner misclassified in the
@@ -90,6 +87,8 @@ def _fairness_costs(y, incorrect, protected, delta_tpr, delta_tnr):
         Membership of the protected groups.
     delta_tpr, delta_tnr : float
         Non-protected minus protected TPR and TNR of the partial ensemble.
+    kept : ndarray of shape (n_samples,), dtype bool, or True
+        The samples whose group is compared; the others keep ``u = 1``.
 
     Returns
     -------
@@ -99,7 +98,7 @@ def _fairness_costs(y, incorrect, protected, delta_tpr, delta_tnr):
     for cls, delta in ((1, delta_tpr), (0, delta_tnr)):
         if delta == 0:
             continue
-        disadvantaged = protected if delta > 0 else ~protected
+        disadvantaged = (protected if delta > 0 else ~protected) & kept
         u[(y == cls) & incorrect & disadvantaged] = 1.0 + abs(delta)
     return u
 
@@ -115,7 +114,7 @@ def _update_weights(weights, incorrect, alpha, confidence, u):
     return new / new.sum()
 
 
-class AdaFairClassifier(ClassifierMixin, BaseEstimator):
+class AdaFairClassifier(BaseFairEnsemble):
     """AdaFair: AdaBoost of stumps with a cumulative equalized-odds cost.
 
     AdaFair (Iosifidis & Ntoutsi, 2019) boosts decision stumps, and in every
@@ -130,13 +129,16 @@ class AdaFairClassifier(ClassifierMixin, BaseEstimator):
     ----------
     sensitive : str, int or list of str or int
         The sensitive column(s) of ``X``: names for a DataFrame, integer
-        indices for an array. Several columns are intersected.
+        indices for an array. Several columns are intersected. A numeric
+        column with many distinct values (a continuous variable) is refused:
+        bin it first.
     privileged : object or None, default=None
         The label of the non-protected group (a tuple of labels for several
         intersected columns); every other group is protected. None takes the
         most frequent group in the training data (ties: the first label in
-        sorted order). Pass it explicitly whenever the privileged group is not
-        the majority (e.g. race in COMPAS).
+        sorted order), as in :func:`skfair.utils.resolve_privileged`. Pass it
+        explicitly whenever the privileged group is not the majority (e.g.
+        race in COMPAS).
     n_estimators : int, default=50
         Maximum number of boosting rounds.
     trade_off_c : float, default=1.0
@@ -146,6 +148,11 @@ class AdaFairClassifier(ClassifierMixin, BaseEstimator):
         Multiplies every learner weight α. 1.0 follows the reference
         implementation (α = ln((1 − err)/err)); 0.5 gives the classical
         AdaBoost weight ½ ln((1 − err)/err).
+    min_group_size : int or None, default=None
+        None keeps every group and warns (``SmallGroupWarning``) about groups
+        of fewer than 30 samples. An int ``k`` leaves out groups of fewer than
+        ``k`` samples: they are boosted but take no part in ΔTPR, ΔTNR and the
+        fairness costs. Fewer than two groups left is an error.
     sensitive_as_feature : bool, default=False
         Whether the sensitive columns are also inputs of the stumps. When
         False they only define the groups and may hold any labels.
@@ -168,13 +175,14 @@ class AdaFairClassifier(ClassifierMixin, BaseEstimator):
     classes_ : ndarray of shape (2,)
         The class labels; ``classes_[1]`` is the positive class.
     groups_ : tuple
-        The group labels found in fit.
+        The group labels found in fit (without those left out by
+        ``min_group_size``).
     privileged_ : object
         The non-protected group's label.
     n_features_in_ : int
-        Number of columns of ``X`` seen in fit (sensitive ones included).
+        Number of columns of ``X`` in fit, the sensitive ones included.
     feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names of ``X``, when it is a DataFrame with string names.
+        Column names of ``X`` in fit, when a DataFrame with string names.
 
     See Also
     --------
@@ -223,9 +231,9 @@ class AdaFairClassifier(ClassifierMixin, BaseEstimator):
 
     Examples
     --------
+    >>> from skfair.ensemble import AdaFairClassifier
     >>> import numpy as np
     >>> import pandas as pd
-    >>> from skfair.ensemble import AdaFairClassifier
     >>> rng = np.random.default_rng(0)
     >>> sex = rng.choice(["female", "male"], 400)
     >>> x = rng.normal(size=400) + (sex == "male")
@@ -240,13 +248,11 @@ class AdaFairClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "sensitive": "no_validation",
+        **BaseFairEnsemble._parameter_constraints,
         "privileged": "no_validation",
         "n_estimators": [Interval(numbers.Integral, 1, None, closed="left")],
         "trade_off_c": [Interval(numbers.Real, 0, 1, closed="both")],
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
-        "sensitive_as_feature": ["boolean"],
-        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -257,30 +263,11 @@ class AdaFairClassifier(ClassifierMixin, BaseEstimator):
         n_estimators=50,
         trade_off_c=1.0,
         learning_rate=1.0,
+        min_group_size=None,
         sensitive_as_feature=False,
         random_state=None,
     ):
-        self.sensitive = sensitive
-        self.privileged = privileged
-        self.n_estimators = n_estimators
-        self.trade_off_c = trade_off_c
-        self.learning_rate = learning_rate
-        self.sensitive_as_feature = sensitive_as_feature
-        self.random_state = random_state
-
-    def _privileged_code(self, grouping):
-        if self.privileged is None:
-            return int(np.argmax(grouping.counts()))
-        for code, label in enumerate(grouping.labels):
-            if _same_label(label, self.privileged):
-                return code
-        raise ValueError(
-            PRIVILEGED_NOT_FOUND_ERROR.format(
-                privileged=self.privileged,
-                name=grouping.name,
-                labels=list(grouping.labels),
-            )
-        )
+        store_params(self, locals())
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -301,17 +288,13 @@ class AdaFairClassifier(ClassifierMixin, BaseEstimator):
         self : AdaFairClassifier
             The fitted estimator.
         """
-        features, y, attributes = _check_X_with_sensitive(self, X, y, reset=True)
-        y01, self.classes_ = _check_binary_y(y, type(self).__name__)
+        features, y01, grouping = self._fit_input(X, y)
         n_samples = features.shape[0]
         user_weight = check_sample_weight_1d(sample_weight, n_samples)
-        if user_weight is None:
-            user_weight = np.ones(n_samples)
-        grouping = attributes.intersection()
-        self.groups_ = grouping.labels
-        privileged_code = self._privileged_code(grouping)
+        user_weight = np.ones(n_samples) if user_weight is None else user_weight
+        privileged_code = resolve_privileged(self.privileged, grouping)
         self.privileged_ = grouping.labels[privileged_code]
-        protected = grouping.codes != privileged_code
+        protected, kept = grouping.codes != privileged_code, grouping.kept
         rng = check_random_state(self.random_state)
         c = self.trade_off_c
 
@@ -346,14 +329,14 @@ class AdaFairClassifier(ClassifierMixin, BaseEstimator):
             margin += alpha * (2.0 * stump_pred - 1.0)
             ensemble_pred = (margin > 0).astype(np.int64)
             err, ber, delta_tpr, delta_tnr = _stage_statistics(
-                y01, ensemble_pred, protected, user_weight
+                y01, ensemble_pred, protected, user_weight, kept
             )
             objectives.append(
                 c * ber + (1.0 - c) * err + abs(delta_tpr) + abs(delta_tnr)
             )
             if stop or iboost == self.n_estimators - 1:
                 break
-            u = _fairness_costs(y01, incorrect, protected, delta_tpr, delta_tnr)
+            u = _fairness_costs(y01, incorrect, protected, delta_tpr, delta_tnr, kept)
             confidence = proba.max(axis=1)
             weights = _update_weights(weights, incorrect, alpha, confidence, u)
 
@@ -370,7 +353,7 @@ class AdaFairClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, DataFrame} of shape (n_samples, n_features)
-            Data with the same columns as in fit.
+            The samples to score; the columns are those of fit.
 
         Returns
         -------
@@ -378,64 +361,13 @@ class AdaFairClassifier(ClassifierMixin, BaseEstimator):
             ``Σ α_t h_t(x) / Σ α_t`` with ``h_t`` in {-1, +1}; positive means
             ``classes_[1]``.
         """
-        check_is_fitted(self)
-        features, _, _ = _check_X_with_sensitive(self, X, reset=False)
+        features = self._predict_features(X)
         margin = np.zeros(features.shape[0])
         for stump, alpha in zip(self.estimators_, self.estimator_weights_, strict=True):
             proba = stump.predict_proba(features)
             margin += alpha * (2.0 * stump.classes_[np.argmax(proba, axis=1)] - 1.0)
         return margin / self.estimator_weights_.sum()
 
-    def predict_proba(self, X):
-        """Class probabilities: the α-weighted vote shares.
-
-        Parameters
-        ----------
-        X : {array-like, DataFrame} of shape (n_samples, n_features)
-            Data with the same columns as in fit.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, 2)
-            ``(1 - margin)/2`` and ``(1 + margin)/2``.
-        """
-        positive = (1.0 + self.decision_function(X)) / 2.0
-        return np.column_stack([1.0 - positive, positive])
-
-    def predict(self, X):
-        """Predicted labels: ``classes_[1]`` where the margin is positive.
-
-        Parameters
-        ----------
-        X : {array-like, DataFrame} of shape (n_samples, n_features)
-            Data with the same columns as in fit.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-        """
-        decision = self.decision_function(X)
-        return self.classes_[(decision > 0).astype(np.intp)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        tags.input_tags.allow_nan = False
-        return tags
-
-
-def _same_label(label, privileged):
-    """Label equality that also matches tuples of labels element-wise."""
-    if isinstance(label, tuple) or isinstance(privileged, tuple):
-        if not (
-            isinstance(label, tuple)
-            and isinstance(privileged, tuple)
-            and len(label) == len(privileged)
-        ):
-            return False
-        return all(_same_label(a, b) for a, b in zip(label, privileged, strict=True))
-    try:
-        return bool(label == privileged)
-    except (TypeError, ValueError):
-        return False
+    @staticmethod
+    def _proba_of_positive(margin):
+        return (1.0 + margin) / 2.0

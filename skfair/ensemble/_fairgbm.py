@@ -4,186 +4,41 @@ A scikit-learn estimator on FairGBM's native engine (``fairgbm.train``), whose
 own scikit-learn wrapper no longer works with scikit-learn >= 1.8. The groups
 are read from ``X`` through ``sensitive=``, so the estimator works unchanged in
 ``cross_val_score``, ``GridSearchCV`` and ``Pipeline``.
-
-This module also holds the input handling shared by the ensemble estimators
-that read their groups from ``X`` (:func:`_check_X_with_sensitive`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import numbers
+import sys
+from types import SimpleNamespace
 from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+import pandas as pd
+from joblib import effective_n_jobs
+from scipy.special import expit
+from sklearn.utils.validation import check_random_state
 
-from skfair.utils._sensitive import (
-    _resolve_positions,
-    check_sensitive_features,
-    select_sensitive,
-)
-from skfair.utils._validation import check_binary_target
+from ._base import BaseFairEnsemble, Interval, StrOptions, _fit_context, store_params
 
-NON_NUMERIC_FEATURE_ERROR = (
-    "{estimator} needs numeric features, but column(s) {columns} of X are not "
-    "numeric. Encode them first (e.g. a OneHotEncoder in a Pipeline, or "
-    "skfair.datasets' HFM encoder){hint}."
-)
-NON_NUMERIC_SENSITIVE_HINT = (
-    ", or set sensitive_as_feature=False so that the sensitive column(s) are "
-    "used only to define the groups"
-)
-ONLY_BINARY_ERROR = (
-    "Only binary classification is supported. {estimator} got a {y_type} "
-    "target with {n_classes} classes: {classes}."
-)
-NO_FEATURES_ERROR = (
-    "{estimator}: X has {n_features} feature(s), all of them sensitive "
-    "({names}); with sensitive_as_feature=False no feature is left to learn "
-    "from. Add non-sensitive features or set sensitive_as_feature=True."
+FAIRGBM_MISSING_ERROR = (
+    "FairGBMClassifier needs the fairgbm package, which ships binaries for "
+    "Linux only, and it could not be imported on this platform ({platform}). "
+    "On Linux, `pip install fairgbm`; elsewhere use another estimator (e.g. "
+    "AdaFairClassifier)."
 )
 
 
-# ---------------------------------------------------------------------------
-# Input handling shared by the ensemble estimators
-# ---------------------------------------------------------------------------
+def _import_fairgbm():
+    try:
+        import fairgbm
+    except ImportError as exc:
+        raise ImportError(FAIRGBM_MISSING_ERROR.format(platform=sys.platform)) from exc
+    return fairgbm
 
 
-def _check_X_with_sensitive(estimator, X, y="no_validation", *, reset):
-    """Validate ``X`` (and ``y``) and split it into features and groups.
-
-    ``X`` may mix numeric and non-numeric columns; only the columns that the
-    model learns from must be numeric (the sensitive columns may hold any
-    labels when ``estimator.sensitive_as_feature`` is False).
-
-    Parameters
-    ----------
-    estimator : estimator with ``sensitive`` and ``sensitive_as_feature``
-        The estimator being fitted or used; ``validate_data`` records
-        ``n_features_in_`` / ``feature_names_in_`` on it when ``reset``.
-    X : array-like or DataFrame of shape (n_samples, n_features)
-        The input.
-    y : array-like of shape (n_samples,) or "no_validation"
-        The target, when fitting.
-    reset : bool
-        True in ``fit`` (records the sensitive column positions and reads the
-        groups), False in ``predict`` (reuses the fitted positions).
-
-    Returns
-    -------
-    features : ndarray of shape (n_samples, n_model_features), dtype float64
-        The columns the model learns from.
-    y : ndarray or None
-        The validated target (when given).
-    attributes : SensitiveAttributes or None
-        The encoded sensitive attributes (only when ``reset``).
-    """
-    name = type(estimator).__name__
-    if isinstance(y, str) and y == "no_validation":
-        X_checked = validate_data(estimator, X, reset=reset, dtype=None)
-        y_checked = None
-    else:
-        X_checked, y_checked = validate_data(estimator, X, y, reset=reset, dtype=None)
-    if X_checked.dtype.kind not in "biuf":
-        # A TypeError here means an object that is neither a number nor a
-        # string (e.g. a dict): numpy's own message says so.
-        with contextlib.suppress(ValueError):
-            X_checked = X_checked.astype(np.float64)
-    attributes = None
-    if reset:
-        estimator._sensitive_positions, _ = _resolve_positions(X, estimator.sensitive)
-        attributes = check_sensitive_features(
-            select_sensitive(X, estimator.sensitive), n_samples=X_checked.shape[0]
-        )
-    positions = estimator._sensitive_positions
-    n_features = X_checked.shape[1]
-    feature_names = getattr(estimator, "feature_names_in_", None)
-
-    def column_name(k):
-        return str(feature_names[k]) if feature_names is not None else f"x{k}"
-
-    if estimator.sensitive_as_feature:
-        keep = list(range(n_features))
-    else:
-        keep = [k for k in range(n_features) if k not in set(positions)]
-        if not keep:
-            raise ValueError(
-                NO_FEATURES_ERROR.format(
-                    estimator=name,
-                    n_features=n_features,
-                    names=[column_name(k) for k in positions],
-                )
-            )
-    features = X_checked[:, keep]
-    if features.dtype.kind not in "biuf":
-        bad = [k for k in keep if not _is_numeric_column(X_checked[:, k])]
-        if bad:
-            hint = (
-                NON_NUMERIC_SENSITIVE_HINT
-                if any(k in set(positions) for k in bad)
-                else ""
-            )
-            raise ValueError(
-                NON_NUMERIC_FEATURE_ERROR.format(
-                    estimator=name, columns=[column_name(k) for k in bad], hint=hint
-                )
-            )
-    features = np.ascontiguousarray(features, dtype=np.float64)
-    return features, y_checked, attributes
-
-
-def _check_binary_y(y, estimator_name):
-    """Check that ``y`` is a binary classification target; encode it as 0/1.
-
-    Returns
-    -------
-    y01 : ndarray of shape (n_samples,), dtype int64
-        1 for ``classes[1]`` (the larger label).
-    classes : ndarray of shape (2,)
-        The two labels.
-    """
-    check_classification_targets(y)
-    y_type = type_of_target(y, input_name="y")
-    if y_type != "binary":
-        classes = np.unique(y)
-        raise ValueError(
-            ONLY_BINARY_ERROR.format(
-                estimator=estimator_name,
-                y_type=y_type,
-                n_classes=classes.size,
-                classes=classes[:10].tolist(),
-            )
-        )
-    return check_binary_target(y, name="y", why=estimator_name)
-
-
-def _is_numeric_column(column):
-    """Whether an object column holds only real numbers (bools included)."""
-    if column.dtype.kind in "biuf":
-        return True
-    return all(
-        isinstance(value, (numbers.Real, np.bool_)) and not isinstance(value, str)
-        for value in column
-    )
-
-
-# ---------------------------------------------------------------------------
-# fairgbm engine helpers
-# ---------------------------------------------------------------------------
-
-
-class _SilentLogger:
-    """A logger for fairgbm that drops every message."""
-
-    def info(self, msg):
-        pass
-
-    def warning(self, msg):
-        pass
+_SILENT_LOGGER = SimpleNamespace(info=lambda msg: None, warning=lambda msg: None)
 
 
 @contextlib.contextmanager
@@ -195,33 +50,16 @@ def _quiet_fairgbm():
     be restored (only resuming training needs it). fairgbm routes its native
     log through a module-level logger, which is swapped for a silent one here.
     """
-    from fairgbm import basic
-
+    basic = _import_fairgbm().basic
     previous = basic._LOGGER
-    basic._LOGGER = _SilentLogger()
+    basic._LOGGER = _SILENT_LOGGER
     try:
         yield
     finally:
         basic._LOGGER = previous
 
 
-def _load_booster(model_str):
-    import fairgbm
-
-    with _quiet_fairgbm():
-        return fairgbm.Booster(model_str=model_str)
-
-
-def _num_threads(n_jobs):
-    """Map scikit-learn's ``n_jobs`` to LightGBM's ``num_threads``."""
-    if n_jobs is None:
-        return 0  # LightGBM's default: OpenMP decides
-    from joblib import effective_n_jobs
-
-    return int(effective_n_jobs(n_jobs))
-
-
-class FairGBMClassifier(ClassifierMixin, BaseEstimator):
+class FairGBMClassifier(BaseFairEnsemble):
     """Gradient boosting under group-wise error-rate constraints (FairGBM).
 
     FairGBM (Cruz et al., 2023) trains LightGBM-style trees on a Lagrangian
@@ -238,7 +76,9 @@ class FairGBMClassifier(ClassifierMixin, BaseEstimator):
         The sensitive column(s) of ``X``: names for a DataFrame, integer
         indices for an array. Several columns are combined into their
         intersection: every observed combination is one constraint group.
-        Group labels may be of any type (they are encoded as integers from 0).
+        Group labels may be of any type (they are encoded as integers from 0);
+        a numeric column with many distinct values (a continuous variable) is
+        refused: bin it first.
     constraint_type : {"FPR", "FNR", "FPR,FNR"}, default="FPR,FNR"
         Which group-wise rates are constrained to be equal: false-positive
         rates (predictive equality), false-negative rates (equal opportunity)
@@ -273,6 +113,11 @@ default="cross_entropy"
     global_target_fnr : float, default=0.99
         Upper bound on the global FNR when ``global_constraint_type`` holds
         "FNR".
+    min_group_size : int or None, default=None
+        None constrains every group and warns (``SmallGroupWarning``) about
+        groups of fewer than 30 samples. An int ``k`` leaves out the groups of
+        fewer than ``k`` samples: they get no constraint of their own (see
+        Notes); fewer than two groups left is an error.
     sensitive_as_feature : bool, default=False
         Whether the sensitive columns are also model inputs. When False they
         only define the constraint groups (and may hold any labels, e.g.
@@ -281,8 +126,8 @@ default="cross_entropy"
         Seeds LightGBM's randomness (``seed``); pass an int for reproducible
         fits.
     n_jobs : int or None, default=None
-        Number of threads; None lets LightGBM/OpenMP decide, -1 uses all
-        cores.
+        Number of threads (not 0); None lets LightGBM/OpenMP decide, -1 uses
+        all cores.
 
     Attributes
     ----------
@@ -292,8 +137,9 @@ default="cross_entropy"
         The two class labels; ``classes_[1]`` is the positive class (the
         larger label, as in scikit-learn).
     groups_ : tuple
-        The label of every constraint group, in code order (tuples when
-        several sensitive columns are intersected).
+        The label of every constrained group, in code order (tuples when
+        several sensitive columns are intersected); groups left out by
+        ``min_group_size`` are not listed.
     n_features_in_ : int
         Number of columns of ``X`` seen in fit (sensitive ones included).
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -309,14 +155,26 @@ default="cross_entropy"
     ``fit`` takes no ``sample_weight``: FairGBM's constrained objective
     rejects non-uniform weights ("not implemented yet").
 
-    Features must be numeric (encode categorical columns first, e.g. with a
-    ``OneHotEncoder`` in a ``Pipeline``); a non-numeric model input raises a
-    ValueError naming the columns. NaN is rejected like in other
-    scikit-learn estimators. Groups are only needed in ``fit``: prediction
-    reads no group, so unseen group labels at predict are fine.
+    Features must be numeric or pandas ``category`` columns. A category
+    column is handled as :class:`lightgbm.LGBMClassifier` handles it
+    (``categorical_feature="auto"``): its codes are the feature, split on as
+    categories unless the categorical is ordered; the categories seen in fit
+    are stored, and at predict the column is coded with them, a category
+    unseen in fit or a missing value becoming a missing value. Other
+    non-numeric inputs raise a ValueError naming the columns (encode them
+    first, e.g. with a ``OneHotEncoder`` in a ``Pipeline``), and so do NaN
+    and infinity in numeric features. Groups are only needed in ``fit``:
+    prediction reads no group, so unseen group labels at predict are fine.
 
-    fairgbm is Linux-only; it is imported inside ``fit`` and when a fitted
-    model is unpickled, so ``import skfair`` works everywhere. Its console
+    fairgbm constrains every group of its ``constraint_group`` (one
+    multiplier each), so no sample can be left unconstrained: with
+    ``min_group_size`` the samples of the groups left out are counted in the
+    largest kept group. They are trained on, and only the kept groups' rates
+    are equalised (a pooled group of their own would be as small and noisy).
+
+    fairgbm ships Linux-only binaries; it is imported inside ``fit`` and
+    when a fitted model is unpickled (an ImportError naming the platform
+    when it is missing), so ``import skfair`` works everywhere. Its console
     output is silenced (``verbose=-1``).
 
     References
@@ -330,20 +188,20 @@ default="cross_entropy"
     >>> import pandas as pd
     >>> from skfair.ensemble import FairGBMClassifier
     >>> rng = np.random.default_rng(0)
-    >>> sex = rng.choice(["female", "male"], 300)
-    >>> x = rng.normal(size=300) + (sex == "male")
-    >>> X = pd.DataFrame({"x": x, "sex": sex})
-    >>> y = (x + rng.normal(size=300) > 0.5).astype(int)
+    >>> region = pd.Categorical(rng.choice(["north", "south", "west"], 300))
+    >>> X = pd.DataFrame({"income": rng.normal(size=300), "region": region,
+    ...                   "sex": rng.choice(["female", "male"], 300)})
+    >>> y = (X["income"] + (X["region"] == "west") > 0.5).astype(int)
     >>> clf = FairGBMClassifier(sensitive="sex", constraint_type="FNR",
     ...                         n_estimators=20, random_state=0).fit(X, y)
-    >>> clf.groups_
+    >>> clf.groups_  # "region" is split on as a category, like LightGBM does
     ('female', 'male')
     >>> clf.predict_proba(X.head(2)).shape
     (2, 2)
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "sensitive": "no_validation",
+        **BaseFairEnsemble._parameter_constraints,
         "constraint_type": [StrOptions({"FPR", "FNR", "FPR,FNR"})],
         "n_estimators": [Interval(numbers.Integral, 1, None, closed="left")],
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -360,9 +218,11 @@ default="cross_entropy"
         "global_constraint_type": [StrOptions({"FPR", "FNR", "FPR,FNR"}), None],
         "global_target_fpr": [Interval(numbers.Real, 0, 1, closed="both")],
         "global_target_fnr": [Interval(numbers.Real, 0, 1, closed="both")],
-        "sensitive_as_feature": ["boolean"],
-        "random_state": ["random_state"],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": [
+            Interval(numbers.Integral, None, -1, closed="right"),
+            Interval(numbers.Integral, 1, None, closed="left"),
+            None,
+        ],
     }
 
     def __init__(
@@ -383,28 +243,12 @@ default="cross_entropy"
         global_constraint_type=None,
         global_target_fpr=0.99,
         global_target_fnr=0.99,
+        min_group_size=None,
         sensitive_as_feature=False,
         random_state=None,
         n_jobs=None,
     ):
-        self.sensitive = sensitive
-        self.constraint_type = constraint_type
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.num_leaves = num_leaves
-        self.max_depth = max_depth
-        self.min_child_samples = min_child_samples
-        self.multiplier_learning_rate = multiplier_learning_rate
-        self.constraint_fpr_tolerance = constraint_fpr_tolerance
-        self.constraint_fnr_tolerance = constraint_fnr_tolerance
-        self.constraint_stepwise_proxy = constraint_stepwise_proxy
-        self.score_threshold = score_threshold
-        self.global_constraint_type = global_constraint_type
-        self.global_target_fpr = global_target_fpr
-        self.global_target_fnr = global_target_fnr
-        self.sensitive_as_feature = sensitive_as_feature
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        store_params(self, locals())
 
     def _engine_params(self, seed):
         return {
@@ -425,7 +269,8 @@ default="cross_entropy"
             "seed": seed,
             "deterministic": True,
             "force_col_wise": True,
-            "num_threads": _num_threads(self.n_jobs),
+            # None: LightGBM's default 0 (OpenMP decides)
+            "num_threads": effective_n_jobs(self.n_jobs) if self.n_jobs else 0,
             "verbose": -1,
         }
 
@@ -445,31 +290,58 @@ default="cross_entropy"
         self : FairGBMClassifier
             The fitted estimator.
         """
-        import fairgbm
-
-        features, y, attributes = _check_X_with_sensitive(self, X, y, reset=True)
-        y01, self.classes_ = _check_binary_y(y, type(self).__name__)
-        grouping = attributes.intersection()
-        self.groups_ = grouping.labels
+        fairgbm = _import_fairgbm()
+        features, y01, grouping = self._fit_input(X, y)
+        groups = grouping.codes
+        if grouping.n_left_out:  # into the largest kept group, see Notes
+            groups = np.where(groups < 0, np.argmax(grouping.counts()), groups)
         seed = int(
             check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         )
-        params = self._engine_params(seed)
+        positions = self._feature_positions
+        categorical = [positions.index(k) for k in self._categorical if k in positions]
         dataset = fairgbm.Dataset(
             features,
             label=y01.astype(np.float64),
-            constraint_group=grouping.codes.astype(np.int32),
+            constraint_group=groups.astype(np.int32),
+            categorical_feature=categorical,
             params={"verbose": -1},
         )
         self.booster_ = fairgbm.train(
-            params, dataset, num_boost_round=self.n_estimators, verbose_eval=False
+            self._engine_params(seed),
+            dataset,
+            num_boost_round=self.n_estimators,
+            categorical_feature=categorical,  # the same, or fairgbm warns
+            verbose_eval=False,
         )
         return self
 
-    def _features(self, X):
-        check_is_fitted(self)
-        features, _, _ = _check_X_with_sensitive(self, X, reset=False)
-        return features
+    def _model_input(self, X, *, reset):
+        """``X`` with its ``category`` columns coded as at fit (as LightGBM)."""
+        if reset:
+            dtypes = X.dtypes if isinstance(X, pd.DataFrame) else []
+            self._categories = {
+                k: list(dtype.categories)
+                for k, dtype in enumerate(dtypes)
+                if isinstance(dtype, pd.CategoricalDtype)
+            }
+            self._categorical = [
+                k for k in self._categories if not dtypes.iloc[k].ordered
+            ]
+        if not self._categories or not isinstance(X, pd.DataFrame):
+            return X
+        X = X.copy(deep=False)
+        for k, categories in self._categories.items():
+            codes = pd.Index(categories).get_indexer(X.iloc[:, k])
+            X.isetitem(k, np.where(codes < 0, np.nan, codes))
+        return X
+
+    def _missing_allowed(self, values, positions):
+        allowed = np.zeros(values.shape, dtype=bool)
+        for j, k in enumerate(positions):
+            if k in self._categories:  # a missing or unseen category
+                allowed[:, j] = np.isnan(values[:, j])
+        return allowed
 
     def decision_function(self, X):
         """Raw scores (log-odds of the positive class ``classes_[1]``).
@@ -482,49 +354,17 @@ default="cross_entropy"
         Returns
         -------
         scores : ndarray of shape (n_samples,)
-            Higher means more likely ``classes_[1]``.
+            Higher means more likely ``classes_[1]``; ``predict_proba`` is
+            their logistic sigmoid.
         """
-        features = self._features(X)
+        features = self._predict_features(X)
         return np.asarray(self.booster_.predict(features, raw_score=True))
 
-    def predict_proba(self, X):
-        """Class probabilities.
-
-        Parameters
-        ----------
-        X : {array-like, DataFrame} of shape (n_samples, n_features)
-            Data with the same columns as in fit.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, 2)
-            Probabilities of ``classes_[0]`` and ``classes_[1]``.
-        """
-        features = self._features(X)
-        positive = np.asarray(self.booster_.predict(features))
-        return np.column_stack([1.0 - positive, positive])
-
-    def predict(self, X):
-        """Predicted labels (positive when its probability exceeds 0.5).
-
-        Parameters
-        ----------
-        X : {array-like, DataFrame} of shape (n_samples, n_features)
-            Data with the same columns as in fit.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-        """
-        decision = self.decision_function(X)
-        return self.classes_[(decision > 0).astype(np.intp)]
+    _proba_of_positive = staticmethod(expit)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        tags.input_tags.allow_nan = False
-        tags.input_tags.string = False
+        tags.input_tags.categorical = True
         return tags
 
     def __getstate__(self):
@@ -539,4 +379,5 @@ default="cross_entropy"
         model_str = state.pop("_booster_model_str", None)
         super().__setstate__(state)
         if model_str is not None:
-            self.booster_ = _load_booster(model_str)
+            with _quiet_fairgbm():
+                self.booster_ = _import_fairgbm().Booster(model_str=model_str)

@@ -5,6 +5,7 @@ manifold measure, group gaps and discriminative risk. Every metric returns a
 float where lower is fairer; every scorer returns the negated metric.
 """
 
+from ._audit import AuditReport, audit
 from ._discriminative_risk import discriminative_risk
 from ._distribution import abcc, abpc, delta_dp
 from ._group_gaps import (
@@ -15,26 +16,35 @@ from ._group_gaps import (
 from ._hfm import HFMResult, HFMUndefinedWarning, hfm, hfm_distances
 from ._mcdp import MCDPResult, mcdp, mcdp_curve, mcdp_details
 from ._scorer import (
-    FairnessScorer,
-    HFMScorer,
     make_abcc_scorer,
     make_abpc_scorer,
     make_delta_dp_scorer,
     make_hfm_scorer,
     make_mcdp_scorer,
 )
+from ._uncertainty import (
+    DisparityTestResult,
+    MetricConfidenceInterval,
+    disparity_test,
+    dkw_halfwidth,
+    metric_confidence_interval,
+)
 
 __all__ = [
-    "FairnessScorer",
+    "AuditReport",
+    "DisparityTestResult",
     "HFMResult",
-    "HFMScorer",
     "HFMUndefinedWarning",
     "MCDPResult",
+    "MetricConfidenceInterval",
     "abcc",
     "abpc",
+    "audit",
     "delta_dp",
     "demographic_parity_gap",
     "discriminative_risk",
+    "disparity_test",
+    "dkw_halfwidth",
     "equal_opportunity_gap",
     "hfm",
     "hfm_distances",
@@ -46,5 +56,6 @@ __all__ = [
     "mcdp",
     "mcdp_curve",
     "mcdp_details",
+    "metric_confidence_interval",
     "predictive_quality_parity_gap",
 ]

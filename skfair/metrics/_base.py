@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..utils import (
+    check_same_index,
     check_same_length,
     check_sample_weight_1d,
     check_scores,
@@ -15,31 +16,43 @@ from ..utils import (
 from ._ecdf import group_pairs, sort_scores
 
 AGG_ERROR = "agg must be 'max' or 'mean'; got {agg!r}."
+# Evaluation grids (ABCC's and ABPC's n_points, MCDP's Algorithm 2 probes)
+# larger than this are refused: the paper defaults are 5,000-10,000 points, and
+# a grid of millions costs memory without changing the number.
+MAX_GRID_POINTS = 1_000_000
+GRID_TOO_LARGE_ERROR = (
+    "{what} asks for a grid of {n_points:,} points, more than MAX_GRID_POINTS "
+    "= {limit:,}; such a grid costs time and memory without changing the value "
+    "measurably. {fix}"
+)
 ZERO_WEIGHT_GROUP_ERROR = (
     "group {label!r} of {name!r} has a total sample weight of 0; its "
     "distribution is undefined."
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PreparedScores:
-    """Validated scores and, per grouping, the scores sorted once.
+    """Validated scores of the compared samples, per grouping.
 
     Attributes
     ----------
-    scores : ndarray of shape (n_samples,)
-        The validated scores.
-    weights : ndarray of shape (n_samples,) or None
-        Validated sample weights.
     groupings : list of Grouping
         The groupings to compare (one, or one per attribute).
+    scores : list of ndarray
+        For each grouping, the scores of its kept samples.
+    weights : list of ndarray or None
+        For each grouping, the weights of its kept samples (or None).
+    codes : list of ndarray
+        For each grouping, the group codes of its kept samples.
     sorted : list of SortedScores
         For each grouping, the scores sorted with their group codes.
     """
 
-    scores: np.ndarray
-    weights: np.ndarray | None
     groupings: list
+    scores: list
+    weights: list
+    codes: list
     sorted: list
 
 
@@ -52,6 +65,7 @@ def prepare_scores(
     combine="intersection",
     unit_interval_for=None,
     sort=True,
+    min_group_size=None,
 ):
     """Validate a distribution metric's inputs and sort the scores once.
 
@@ -71,35 +85,47 @@ def prepare_scores(
         If given, the scores must lie in [0, 1] (the reason for the error).
     sort : bool, default=True
         Whether to sort the scores per grouping.
+    min_group_size : int or None, default=None
+        See :func:`skfair.utils.sensitive_groupings`.
 
     Returns
     -------
     PreparedScores
     """
+    check_same_index(
+        y_true=y_true, y_score=y_score, sensitive_features=sensitive_features
+    )
     scores = check_scores(y_score, unit_interval_for=unit_interval_for)
     n_samples = scores.shape[0]
     if y_true is not None:
         check_same_length(y_true, scores, first_name="y_true", second_name="y_score")
-    weights = check_sample_weight_1d(sample_weight, n_samples)
+    weights = check_sample_weight_1d(sample_weight, n_samples, against="y_score")
     groupings = sensitive_groupings(
-        sensitive_features, n_samples=n_samples, combine=combine
+        sensitive_features,
+        n_samples=n_samples,
+        combine=combine,
+        min_group_size=min_group_size,
     )
-    if weights is not None:
-        for grouping in groupings:
+    parts = []
+    for grouping in groupings:
+        codes = grouping.restrict(grouping.codes)
+        kept_weights = None if weights is None else grouping.restrict(weights)
+        if kept_weights is not None:
             totals = np.bincount(
-                grouping.codes, weights=weights, minlength=grouping.n_groups
+                codes, weights=kept_weights, minlength=grouping.n_groups
             )
             if (totals <= 0).any():
                 label = grouping.labels[int(np.flatnonzero(totals <= 0)[0])]
                 raise ValueError(
                     ZERO_WEIGHT_GROUP_ERROR.format(label=label, name=grouping.name)
                 )
-    sorted_scores = (
-        [sort_scores(scores, g.codes, g.n_groups, weights) for g in groupings]
-        if sort
-        else []
-    )
-    return PreparedScores(scores, weights, groupings, sorted_scores)
+        kept = grouping.restrict(scores)
+        parts.append((kept, kept_weights, codes))
+    sorted_scores = [
+        sort_scores(kept, codes, g.n_groups, w) if sort else None
+        for g, (kept, w, codes) in zip(groupings, parts)
+    ]
+    return PreparedScores(groupings, *map(list, zip(*parts)), sorted_scores)
 
 
 def check_agg(agg):

@@ -21,22 +21,15 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 
-from ..utils import check_fraction, check_sensitive_features
-from ..utils._sensitive import _normalise_spec, _resolve_positions
+from ..utils import check_fraction, check_sensitive_features, resolve_privileged
+from ..utils._sensitive import (
+    _resolve_positions,
+    apply_min_group_size,
+    check_min_group_size,
+    privileged_by_column,
+)
+from ..utils._validation import check_sample_weight_1d
 
-PRIVILEGED_TYPE_ERROR = (
-    "privileged must map every sensitive column to its privileged value (a "
-    "dict), or be a single value when there is one sensitive column; got "
-    "{privileged!r} for sensitive={sensitive!r}."
-)
-PRIVILEGED_KEYS_ERROR = (
-    "privileged must give a value for exactly the sensitive columns "
-    "{expected}; got keys {got}."
-)
-PRIVILEGED_NOT_OBSERVED_ERROR = (
-    "the privileged value {value!r} of column {column!r} does not occur in X; "
-    "the column holds {observed}."
-)
 NO_UNPRIVILEGED_ERROR = (
     "column {column!r} holds only its privileged value {value!r}; a "
     "privileged sample has no non-privileged value to be disturbed into. DR "
@@ -45,79 +38,64 @@ NO_UNPRIVILEGED_ERROR = (
 NO_PREDICT_ERROR = "estimator must be a fitted classifier with predict; got {kind}."
 
 
-def _privileged_values(spec, privileged, sensitive):
-    """One privileged value per sensitive column, in the order of ``spec``."""
-    if isinstance(privileged, dict):
-        keys = list(privileged)
-        if len(keys) != len(spec) or any(
-            not any(_same_key(k, s) for k in keys) for s in spec
-        ):
-            raise ValueError(PRIVILEGED_KEYS_ERROR.format(expected=spec, got=keys))
-        return [next(privileged[k] for k in keys if _same_key(k, s)) for s in spec]
-    if len(spec) != 1:
-        raise TypeError(
-            PRIVILEGED_TYPE_ERROR.format(privileged=privileged, sensitive=sensitive)
-        )
-    return [privileged]
-
-
-def _same_key(key, item):
-    """Whether a key of ``privileged`` names the column ``item`` of the spec."""
-    if isinstance(key, str) or isinstance(item, str):
-        return isinstance(key, str) and isinstance(item, str) and key == item
-    integral = (int, np.integer)
-    if isinstance(key, bool) or not isinstance(key, integral):
-        return False
-    return int(key) == int(item)
-
-
 def _disturbed_codes(codes, privileged_code, n_categories, ratio, rng):
-    """Codes after the disturbance of one column."""
+    """Codes after the disturbance of one column (-1: left out, unchanged)."""
     flip = rng.random_sample(codes.shape[0]) < ratio
     others = np.array([c for c in range(n_categories) if c != privileged_code])
     draws = others[rng.randint(others.size, size=codes.shape[0])]
     out = codes.copy()
     is_privileged = codes == privileged_code
-    out[flip & ~is_privileged] = privileged_code
+    out[flip & ~is_privileged & (codes >= 0)] = privileged_code
     out[flip & is_privileged] = draws[flip & is_privileged]
     return out
 
 
-def _disturb(X, positions, names, values, ratio, rng):
-    """A copy of ``X`` with its sensitive columns disturbed."""
+def _disturb(X, positions, names, values, options):
+    """A copy of ``X`` with its sensitive columns disturbed, and the kept mask."""
     frame = isinstance(X, pd.DataFrame)
     out = X.copy() if frame else np.array(X, copy=True)
+    kept = np.ones(X.shape[0], dtype=bool)
     for position, name, value in zip(positions, names, values):
         column = X.iloc[:, position] if frame else np.asarray(X)[:, position]
         observed = pd.Series(column, name=name) if not frame else column
         if isinstance(observed.dtype, pd.CategoricalDtype):
             observed = observed.cat.remove_unused_categories()
-        attribute = check_sensitive_features(observed)
-        labels = attribute.categories[0]
-        codes = attribute.codes[:, 0]
-        matches = [k for k, label in enumerate(labels) if label == value]
-        if not matches:
+        grouping = apply_min_group_size(
+            check_sensitive_features(observed).attribute(0),
+            options["min_group_size"],
+        )
+        code = resolve_privileged(value, grouping)
+        if grouping.n_groups < 2:
             raise ValueError(
-                PRIVILEGED_NOT_OBSERVED_ERROR.format(
-                    value=value, column=name, observed=list(labels)
-                )
+                NO_UNPRIVILEGED_ERROR.format(column=name, value=grouping.labels[code])
             )
-        if len(labels) < 2:
-            raise ValueError(NO_UNPRIVILEGED_ERROR.format(column=name, value=value))
-        new_codes = _disturbed_codes(codes, matches[0], len(labels), ratio, rng)
-        new_values = np.empty(len(labels), dtype=object)
-        new_values[:] = list(labels)
-        new_values = new_values[new_codes]
+        new_codes = _disturbed_codes(
+            grouping.codes, code, grouping.n_groups, options["ratio"], options["rng"]
+        )
+        kept &= grouping.kept
+        new_values = np.empty(grouping.n_groups, dtype=object)
+        new_values[:] = list(grouping.labels)
+        new_values = np.where(
+            grouping.kept, new_values[np.maximum(new_codes, 0)], np.asarray(column)
+        )
         if frame:
             series = pd.Series(new_values, index=X.index, name=X.columns[position])
             out.isetitem(position, series.astype(column.dtype))
         else:
             out[:, position] = new_values
-    return out
+    return out, kept
 
 
 def discriminative_risk(
-    estimator, X, *, sensitive, privileged, ratio=0.97, random_state=None
+    estimator,
+    X,
+    *,
+    sensitive,
+    privileged=None,
+    ratio=0.97,
+    random_state=None,
+    sample_weight=None,
+    min_group_size=None,
 ):
     r"""Share of predictions that change when the sensitive attributes are disturbed.
 
@@ -147,16 +125,24 @@ def discriminative_risk(
     sensitive : str, int or list of str or int
         The sensitive columns: names for a DataFrame, integer indices for an
         array.
-    privileged : dict or object
+    privileged : dict, object or None, default=None
         The privileged value of each sensitive column, as
         ``{column: value}`` (keys as in ``sensitive``, e.g.
         ``bunch.privileged`` of the bundled datasets), or a single value when
-        ``sensitive`` names one column.
+        ``sensitive`` names one column. None (or a None value) takes the
+        column's most frequent value, as :func:`skfair.utils.resolve_privileged`.
     ratio : float, default=0.97
         Probability in [0, 1] that a sensitive value is disturbed. The paper
         does not state it; 0.97 is the default of the authors' experiment code.
     random_state : int, RandomState instance or None, default=None
         Seeds the disturbance.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights: DR becomes the weighted share of changed predictions.
+    min_group_size : int or None, default=None
+        None uses every value and warns about values held by fewer than 30
+        samples; an int ``k`` leaves out the values held by fewer than ``k``
+        samples: those samples are neither disturbed nor counted, and no
+        sample is disturbed into those values.
 
     Returns
     -------
@@ -204,11 +190,19 @@ def discriminative_risk(
     ratio = check_fraction(ratio, name="ratio")
     if not isinstance(X, pd.DataFrame) and not hasattr(X, "shape"):
         X = np.asarray(X)
+    check_min_group_size(min_group_size)
+    weights = check_sample_weight_1d(sample_weight, X.shape[0])
     positions, names = _resolve_positions(X, sensitive)
-    spec = _normalise_spec(sensitive)
-    values = _privileged_values(spec, privileged, sensitive)
-    rng = check_random_state(random_state)
-    disturbed = _disturb(X, positions, names, values, ratio, rng)
-    before = np.asarray(estimator.predict(X))
-    after = np.asarray(estimator.predict(disturbed))
-    return float(np.mean(before != after))
+    values = privileged_by_column(privileged, sensitive)
+    options = {
+        "ratio": ratio,
+        "rng": check_random_state(random_state),
+        "min_group_size": min_group_size,
+    }
+    disturbed, kept = _disturb(X, positions, names, values, options)
+    changed = np.asarray(estimator.predict(X)) != np.asarray(
+        estimator.predict(disturbed)
+    )
+    return float(
+        np.average(changed[kept], weights=None if weights is None else weights[kept])
+    )

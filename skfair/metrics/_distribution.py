@@ -6,7 +6,15 @@ import numbers
 
 import numpy as np
 
-from ._base import aggregate, check_agg, pairs_of, prepare_scores
+from ..utils._dask import dask_dispatch
+from ._base import (
+    GRID_TOO_LARGE_ERROR,
+    MAX_GRID_POINTS,
+    aggregate,
+    check_agg,
+    pairs_of,
+    prepare_scores,
+)
 from ._ecdf import ecdf_gap_at, pair_gap
 from ._kde import binned_kde, check_bw_method, kde_bandwidth
 
@@ -21,16 +29,26 @@ GRID_REASON = "the paper's integral over [0, 1] (method='grid')"
 _DIRECT_KDE_WORK = 2_000_000
 
 
-def _check_n_points(n_points):
+def _check_n_points(n_points, what):
     if (
         isinstance(n_points, bool)
         or not isinstance(n_points, numbers.Integral)
         or n_points < 2
     ):
         raise ValueError(N_POINTS_ERROR.format(value=n_points))
+    if n_points > MAX_GRID_POINTS:
+        raise ValueError(
+            GRID_TOO_LARGE_ERROR.format(
+                what=what,
+                n_points=n_points,
+                limit=MAX_GRID_POINTS,
+                fix="Use the default n_points.",
+            )
+        )
     return int(n_points)
 
 
+@dask_dispatch("delta_dp")
 def delta_dp(
     y_true,
     y_score,
@@ -40,6 +58,7 @@ def delta_dp(
     agg="max",
     combine="intersection",
     sample_weight=None,
+    min_group_size=None,
 ):
     r"""Demographic-parity gap of mean scores (ΔDP_c) or of decisions (ΔDP_b^t).
 
@@ -68,6 +87,10 @@ def delta_dp(
         attribute separately and report the worst.
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights.
+    min_group_size : int or None, default=None
+        None compares every group and warns
+        (:class:`~skfair.utils.SmallGroupWarning`) about groups of fewer than
+        30 samples; an int ``k`` leaves out groups of fewer than ``k``.
 
     Returns
     -------
@@ -109,28 +132,23 @@ def delta_dp(
         sample_weight=sample_weight,
         combine=combine,
         sort=False,
+        min_group_size=min_group_size,
     )
-    values = (
-        prepared.scores
-        if threshold is None
-        else (prepared.scores >= threshold).astype(np.float64)
-    )
-    weights = prepared.weights
     per_grouping = []
-    for grouping in prepared.groupings:
-        totals = np.bincount(
-            grouping.codes, weights=weights, minlength=grouping.n_groups
-        )
-        sums = np.bincount(
-            grouping.codes,
-            weights=values if weights is None else values * weights,
-            minlength=grouping.n_groups,
-        )
-        means = sums / totals
+    for grouping, scores, weights, codes in zip(
+        prepared.groupings, prepared.scores, prepared.weights, prepared.codes
+    ):
+        values = scores if threshold is None else (scores >= threshold) * 1.0
+        totals = np.bincount(codes, weights=weights, minlength=grouping.n_groups)
+        if weights is not None:
+            values = values * weights
+        means = np.bincount(codes, weights=values, minlength=grouping.n_groups)
+        means /= totals
         per_grouping.append([abs(means[a] - means[b]) for a, b in pairs_of(grouping)])
     return aggregate(per_grouping, agg)
 
 
+@dask_dispatch("abcc")
 def abcc(
     y_true,
     y_score,
@@ -141,6 +159,7 @@ def abcc(
     agg="max",
     combine="intersection",
     sample_weight=None,
+    min_group_size=None,
 ):
     r"""Area between the groups' empirical CDF curves (ABCC).
 
@@ -167,13 +186,9 @@ def abcc(
         ``np.linspace(0, 1, n_points)``.
     n_points : int, default=10000
         Grid size for ``method="grid"``.
-    agg : {"max", "mean"}, default="max"
-        With more than two groups, the worst pair or the mean over pairs (the
-        paper's choice).
-    combine : {"intersection", "marginal"}, default="intersection"
-        How several attributes are combined.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights (weighted ECDFs).
+    agg, combine, sample_weight, min_group_size
+        As in :func:`delta_dp` (``agg="mean"`` is the paper's choice; the
+        weights give weighted ECDFs).
 
     Returns
     -------
@@ -200,7 +215,7 @@ def abcc(
     """
     if method not in ("exact", "grid"):
         raise ValueError(ABCC_METHOD_ERROR.format(method=method))
-    n_points = _check_n_points(n_points)
+    n_points = _check_n_points(n_points, "abcc(method='grid')")
     check_agg(agg)
     prepared = prepare_scores(
         y_true,
@@ -209,6 +224,7 @@ def abcc(
         sample_weight=sample_weight,
         combine=combine,
         unit_interval_for=GRID_REASON if method == "grid" else None,
+        min_group_size=min_group_size,
     )
     grid = np.linspace(0, 1, n_points) if method == "grid" else None
     per_grouping = []
@@ -236,6 +252,7 @@ def abpc(
     agg="max",
     combine="intersection",
     sample_weight=None,
+    min_group_size=None,
 ):
     r"""Area between the groups' probability density curves (ABPC).
 
@@ -267,12 +284,9 @@ def abpc(
         and convolves with the Gaussian kernel by FFT (O(N + G log G)),
         agreeing with "direct" to about 1e-4 absolute; "auto" uses "direct"
         for small inputs and "binned" above that.
-    agg : {"max", "mean"}, default="max"
-        With more than two groups, the worst pair or the mean over pairs.
-    combine : {"intersection", "marginal"}, default="intersection"
-        How several attributes are combined.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights (weighted KDE, as ``gaussian_kde(weights=...)``).
+    agg, combine, sample_weight, min_group_size
+        As in :func:`delta_dp` (the weights give weighted KDEs, as
+        ``gaussian_kde(weights=...)``).
 
     Returns
     -------
@@ -295,7 +309,7 @@ def abpc(
     if method not in ("auto", "direct", "binned"):
         raise ValueError(ABPC_METHOD_ERROR.format(method=method))
     check_bw_method(bw_method)
-    n_points = _check_n_points(n_points)
+    n_points = _check_n_points(n_points, "abpc")
     check_agg(agg)
     prepared = prepare_scores(
         y_true,
@@ -305,25 +319,23 @@ def abpc(
         combine=combine,
         unit_interval_for="ABPC, whose densities are integrated over [0, 1]",
         sort=False,
+        min_group_size=min_group_size,
     )
     grid = np.linspace(0, 1, n_points)
-    scores, weights = prepared.scores, prepared.weights
     per_grouping = []
-    for grouping in prepared.groupings:
+    for grouping, scores, weights, codes in zip(
+        prepared.groupings, prepared.scores, prepared.weights, prepared.codes
+    ):
         densities = []
         for g in range(grouping.n_groups):
-            members = grouping.codes == g
-            x = scores[members]
-            w = None if weights is None else weights[members]
+            x = scores[codes == g]
+            w = None if weights is None else weights[codes == g]
             bandwidth = kde_bandwidth(x, w, bw_method, label=grouping.labels[g])
             use_direct = method == "direct" or (
                 method == "auto" and x.shape[0] * n_points <= _DIRECT_KDE_WORK
             )
-            densities.append(
-                _direct_kde(x, w, bandwidth, grid)
-                if use_direct
-                else binned_kde(x, w, bandwidth, grid)
-            )
+            kde = _direct_kde if use_direct else binned_kde
+            densities.append(kde(x, w, bandwidth, grid))
         per_grouping.append(
             [
                 float(np.trapezoid(np.abs(densities[a] - densities[b]), grid))

@@ -33,7 +33,7 @@ import numpy as np
 from ..utils._parallel import sort_in_place
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SortedScores:
     """Scores sorted once, with the group code of every sorted score.
 
@@ -50,6 +50,11 @@ class SortedScores:
     gap : PairGap or None
         For two groups on the fast path, the gap of the only pair, computed
         while sorting (then ``values``, ``codes`` and ``weights`` are None).
+    members : list of ndarray or None
+        With more than two groups, the sorted positions of each group's
+        scores: a pair's merged scores are gathered from them in
+        O(n_a + n_b), so all pairs together read the data ``n_groups - 1``
+        times rather than once per pair.
     """
 
     values: np.ndarray
@@ -57,9 +62,10 @@ class SortedScores:
     weights: np.ndarray | None
     n_groups: int
     gap: PairGap | None = None
+    members: list | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PairGap:
     """The gap ``F_a - F_b`` of two groups' ECDFs at their distinct scores.
 
@@ -111,12 +117,14 @@ def sort_scores(scores, codes, n_groups, weights=None):
         if low >= 0.0 and high < 2.0:
             return _sort_two_groups(scores, codes, pad=high <= 1.0)
     order = np.argsort(scores, kind="stable")
-    return SortedScores(
-        scores[order],
-        codes[order],
-        None if weights is None else weights[order],
-        n_groups,
-    )
+    codes = codes[order]
+    members = None
+    if n_groups > 2:
+        by_group = np.argsort(codes, kind="stable")
+        ends = np.cumsum(np.bincount(codes, minlength=n_groups))[:-1]
+        members = np.split(by_group, ends)
+    weights = None if weights is None else weights[order]
+    return SortedScores(scores[order], codes, weights, n_groups, None, members)
 
 
 def _sort_two_groups(scores, codes, pad):
@@ -141,23 +149,30 @@ def _sort_two_groups(scores, codes, pad):
     if pad:
         keys[0] = 0
         keys[-1] = np.left_shift(np.float64(1.0).view(np.int64), 1)
-    steps = keys & 1
-    n_b = int(np.count_nonzero(steps))
-    n_a = n - n_b
+    steps = keys & 1  # the padding slots hold no group: step 0
     keys >>= 1
-    values = keys.view(np.float64)
-    # A member of group 0 (a) steps by +n_b and a member of group 1 (b) by
-    # -n_a, so the running sum is c_a * n_b - c_b * n_a, exactly.
-    np.multiply(steps, -n, out=steps)
+    gap = _counting_gap(keys.view(np.float64), steps, n, 0, 1)
+    return SortedScores(None, None, None, 2, gap)
+
+
+def _counting_gap(values, in_b, n, a, b):
+    """The exact gap from sorted ``values`` and ``in_b`` (0/1, int64, reused).
+
+    A member of ``a`` steps by ``+n_b`` and a member of ``b`` by ``-n_a``
+    (entries that are neither step by 0), so the running sum is
+    ``c_a * n_b - c_b * n_a``, exactly.
+    """
+    n_b = int(np.count_nonzero(in_b))
+    outside = in_b.shape[0] - n  # padding entries, counted as members of a
+    steps = np.multiply(in_b, -n, out=in_b)
     steps += n_b
-    if pad:
+    if outside:
         steps[0] = steps[-1] = 0
     numerator = np.cumsum(steps, out=steps)
     ends = _run_ends(values)
     if ends is not None:
         values, numerator = values[ends], numerator[ends]
-    gap = PairGap(values, numerator, float(n_a) * float(n_b), 0, 1)
-    return SortedScores(None, None, None, 2, gap)
+    return PairGap(values, numerator, float(n - n_b) * float(n_b), a, b)
 
 
 def _run_ends(values, slab=1 << 20):
@@ -203,27 +218,14 @@ def pair_gap(sorted_scores, a, b):
         sorted_scores.weights,
     )
     if sorted_scores.n_groups != 2:
-        mask = (codes == a) | (codes == b)
-        values, codes = values[mask], codes[mask]
-        weights = None if weights is None else weights[mask]
+        members = sorted_scores.members
+        # Two sorted runs: the stable sort (timsort) merges them in linear time.
+        at = np.sort(np.concatenate((members[a], members[b])), kind="stable")
+        values, codes = values[at], codes[at]
+        weights = None if weights is None else weights[at]
     if weights is None:
-        if sorted_scores.n_groups == 2 and codes.dtype == np.int64:
-            steps = codes.copy()  # 0/1 labels; SortedScores stays intact
-        else:
-            steps = (codes == b).astype(np.int64)
-        n_total = steps.shape[0]
-        n_b = int(np.count_nonzero(steps))
-        n_a = n_total - n_b
-        # A member of a steps by +n_b and a member of b by -n_a, so the
-        # running sum is c_a * n_b - c_b * n_a, exactly.
-        np.multiply(steps, -n_total, out=steps)
-        steps += n_b
-        numerator = np.cumsum(steps, out=steps)
-        scale = float(n_a) * float(n_b)
-        ends = _run_ends(values)
-        if ends is not None:
-            values, numerator = values[ends], numerator[ends]
-        return PairGap(values, numerator, scale, a, b)
+        in_b = (codes == b).astype(np.int64)
+        return _counting_gap(values, in_b, in_b.shape[0], a, b)
     w_b = np.where(codes == b, weights, 0.0)
     w_a = weights - w_b
     cum_a, cum_b = np.cumsum(w_a), np.cumsum(w_b)

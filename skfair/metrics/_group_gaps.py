@@ -15,160 +15,93 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pandas as pd
 from sklearn.exceptions import UndefinedMetricWarning
 
-from ..utils import sensitive_groupings
-from ..utils._validation import LENGTH_MISMATCH_ERROR, NOT_1D_ERROR
+from ..utils import resolve_privileged, sensitive_groupings
+from ..utils._dask import dask_dispatch
+from ..utils._validation import (
+    check_hard_labels,
+    check_same_index,
+    check_sample_weight_1d,
+)
 
-PRIVILEGED_REQUIRED_ERROR = (
-    "{name!r} has {n_groups} groups {labels}; with more than two groups the "
-    "gap compares the privileged group with all the others, so pass "
-    "privileged= (one of those labels)."
-)
-PRIVILEGED_UNKNOWN_ERROR = (
-    "privileged={privileged!r} is not a group of {name!r}; its groups are {labels}."
-)
-TOO_MANY_CLASSES_ERROR = (
-    "y_true and y_pred must be binary (hard labels); together they hold "
-    "{n_classes} classes: {classes}."
-)
-POS_LABEL_ERROR = (
-    "pos_label={pos_label!r} is not among the labels of y_true and y_pred "
-    "({classes}); pass the positive class as pos_label."
-)
-LABEL_NAN_ERROR = "{name} contains missing values; hard labels are needed."
 EMPTY_RATE_WARNING = (
     "{metric} is undefined: the {group} group has no samples with {condition}, "
     "so {rate} cannot be computed; returning nan."
 )
+# metric name -> (numerator, condition, condition text, rate text)
+_GAPS = {
+    "demographic_parity_gap": (
+        "pred",
+        None,
+        "any sample",
+        "the positive prediction rate",
+    ),
+    "equal_opportunity_gap": (
+        "pred",
+        "truth",
+        "a positive true label",
+        "the true positive rate",
+    ),
+    "predictive_quality_parity_gap": (
+        "truth",
+        "pred",
+        "a positive prediction",
+        "the precision",
+    ),
+}
 
 
-def _check_labels(y_true, y_pred, pos_label):
-    """Return boolean arrays ``y_true == pos_label`` and ``y_pred == pos_label``."""
-    arrays = []
-    for values, name in ((y_true, "y_true"), (y_pred, "y_pred")):
-        array = np.asarray(values)
-        if array.ndim == 2 and array.shape[1] == 1:
-            array = array[:, 0]
-        if array.ndim != 1:
-            raise ValueError(NOT_1D_ERROR.format(name=name, shape=array.shape))
-        if pd.isna(pd.Series(array, dtype=object)).any():
-            raise ValueError(LABEL_NAN_ERROR.format(name=name))
-        arrays.append(array)
-    if arrays[0].shape[0] != arrays[1].shape[0]:
-        raise ValueError(
-            LENGTH_MISMATCH_ERROR.format(
-                first_name="y_true",
-                first_len=arrays[0].shape[0],
-                second_name="y_pred",
-                second_len=arrays[1].shape[0],
-            )
-        )
-    classes = pd.unique(pd.Series(np.concatenate([a.astype(object) for a in arrays])))
-    shown = sorted(classes.tolist(), key=repr)
-    if len(classes) > 2:
-        raise ValueError(
-            TOO_MANY_CLASSES_ERROR.format(n_classes=len(classes), classes=shown)
-        )
-    if len(classes) == 2 and not any(_same(c, pos_label) for c in classes):
-        # (With a single observed class, a missing pos_label simply means
-        # that no sample is positive.)
-        raise ValueError(POS_LABEL_ERROR.format(pos_label=pos_label, classes=shown))
-    return arrays[0] == pos_label, arrays[1] == pos_label
-
-
-def _same(a, b):
-    try:
-        return bool(a == b)
-    except (TypeError, ValueError):  # pragma: no cover - exotic labels
-        return False
-
-
-def _privileged_mask(sensitive_features, privileged, n_samples):
-    """Boolean mask of the privileged group."""
-    (grouping,) = sensitive_groupings(
-        sensitive_features, n_samples=n_samples, against="y_true"
+def _gap(metric, y_true, y_pred, *, sensitive_features, **options):
+    check_same_index(
+        y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features
     )
-    labels = list(grouping.labels)
-    if privileged is None:
-        if grouping.n_groups > 2:
-            raise ValueError(
-                PRIVILEGED_REQUIRED_ERROR.format(
-                    name=grouping.name, n_groups=grouping.n_groups, labels=labels
-                )
+    truth, pred = check_hard_labels(y_true, y_pred, pos_label=options["pos_label"])
+    labels = {"truth": truth, "pred": pred}
+    n_samples = truth.shape[0]
+    weights = check_sample_weight_1d(
+        options["sample_weight"], n_samples, against="y_true"
+    )
+    (grouping,) = sensitive_groupings(
+        sensitive_features,
+        n_samples=n_samples,
+        against="y_true",
+        min_group_size=options["min_group_size"],
+    )
+    privileged = grouping.codes == resolve_privileged(options["privileged"], grouping)
+    numerator, condition, condition_text, rate = _GAPS[metric]
+    numerator = labels[numerator]
+    condition = grouping.kept if condition is None else labels[condition]
+    weights = np.ones(n_samples) if weights is None else weights
+    rates = []
+    for mask, group in (
+        (privileged, "privileged"),
+        (grouping.kept & ~privileged, "unprivileged"),
+    ):
+        total = weights[condition & mask].sum()
+        if not total > 0:
+            warnings.warn(
+                EMPTY_RATE_WARNING.format(
+                    metric=metric, group=group, condition=condition_text, rate=rate
+                ),
+                UndefinedMetricWarning,
+                stacklevel=3,
             )
-        # Two groups: the absolute gap is symmetric, either one will do.
-        code = 0
-    else:
-        matches = [k for k, label in enumerate(labels) if _same(label, privileged)]
-        if not matches:
-            raise ValueError(
-                PRIVILEGED_UNKNOWN_ERROR.format(
-                    privileged=privileged, name=grouping.name, labels=labels
-                )
-            )
-        code = matches[0]
-    return grouping.codes == code
-
-
-def _rate(numerator_mask, condition_mask, *, metric, group, condition, rate):
-    count = int(condition_mask.sum())
-    if count == 0:
-        warnings.warn(
-            EMPTY_RATE_WARNING.format(
-                metric=metric, group=group, condition=condition, rate=rate
-            ),
-            UndefinedMetricWarning,
-            stacklevel=4,
-        )
-        return np.nan
-    return int((numerator_mask & condition_mask).sum()) / count
-
-
-def _gap(y_true, y_pred, sensitive_features, privileged, pos_label, kind):
-    truth, pred = _check_labels(y_true, y_pred, pos_label)
-    priv = _privileged_mask(sensitive_features, privileged, truth.shape[0])
-    if kind == "dp":
-        metric, numerator, condition, cond_text, rate = (
-            "demographic_parity_gap",
-            pred,
-            np.ones_like(pred),
-            "any sample",
-            "the positive prediction rate",
-        )
-    elif kind == "eo":
-        metric, numerator, condition, cond_text, rate = (
-            "equal_opportunity_gap",
-            pred,
-            truth,
-            "a positive true label",
-            "the true positive rate",
-        )
-    else:
-        metric, numerator, condition, cond_text, rate = (
-            "predictive_quality_parity_gap",
-            truth,
-            pred,
-            "a positive prediction",
-            "the precision",
-        )
-    rates = [
-        _rate(
-            numerator,
-            condition & mask,
-            metric=metric,
-            group=group,
-            condition=cond_text,
-            rate=rate,
-        )
-        for mask, group in ((priv, "privileged"), (~priv, "unprivileged"))
-    ]
+            return np.nan
+        rates.append(weights[numerator & condition & mask].sum() / total)
     return float(abs(rates[0] - rates[1]))
 
 
+@dask_dispatch("demographic_parity_gap")
 def demographic_parity_gap(
-    y_true, y_pred, *, sensitive_features, privileged=None, pos_label=1
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged=None,
+    pos_label=1,
+    sample_weight=None,
+    min_group_size=None,
 ):
     r"""Gap in positive-prediction rate between the privileged group and the rest.
 
@@ -192,11 +125,18 @@ def demographic_parity_gap(
         intersection (whose labels are tuples).
     privileged : object or None, default=None
         Label of the privileged group (a tuple of labels for several
-        attributes, e.g. ``bunch.privileged[col]`` of the bundled datasets).
-        None is allowed only with exactly two groups, where the gap does not
-        depend on which one is privileged.
+        attributes, e.g. ``bunch.privileged[col]`` of the bundled datasets);
+        every other group is unprivileged. None takes the most frequent group
+        (see :func:`skfair.utils.resolve_privileged`); with two groups the gap
+        does not depend on the choice.
     pos_label : object, default=1
         The positive class.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights: each rate becomes a weighted proportion.
+    min_group_size : int or None, default=None
+        None keeps every group and warns about groups of fewer than 30
+        samples; an int ``k`` leaves out groups of fewer than ``k`` samples
+        (they belong to neither side of the gap).
 
     Returns
     -------
@@ -225,11 +165,19 @@ def demographic_parity_gap(
     ...                        sensitive_features=[1, 1, 1, 1, 0, 0, 0, 0])
     0.5
     """
-    return _gap(y_true, y_pred, sensitive_features, privileged, pos_label, "dp")
+    return _gap("demographic_parity_gap", **locals())
 
 
+@dask_dispatch("equal_opportunity_gap")
 def equal_opportunity_gap(
-    y_true, y_pred, *, sensitive_features, privileged=None, pos_label=1
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged=None,
+    pos_label=1,
+    sample_weight=None,
+    min_group_size=None,
 ):
     r"""Gap in true-positive rate between the privileged group and the rest.
 
@@ -249,10 +197,8 @@ def equal_opportunity_gap(
         Hard predictions.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
         Group labels; several attributes are combined into their intersection.
-    privileged : object or None, default=None
-        Label of the privileged group; None only with exactly two groups.
-    pos_label : object, default=1
-        The positive class.
+    privileged, pos_label, sample_weight, min_group_size
+        See :func:`demographic_parity_gap`.
 
     Returns
     -------
@@ -269,11 +215,6 @@ def equal_opportunity_gap(
     --------
     demographic_parity_gap, predictive_quality_parity_gap
 
-    References
-    ----------
-    Y. Bian, Y. Luo, P. Xu. "Does Machine Bring in Extra Bias in Learning?
-    Approximating Discrimination Within Models Quickly", 2024, footnote 6.
-
     Examples
     --------
     >>> y_true = [1, 1, 0, 0, 1, 1, 0, 0]
@@ -282,11 +223,19 @@ def equal_opportunity_gap(
     ...                       sensitive_features=[1, 1, 1, 1, 0, 0, 0, 0])
     0.5
     """
-    return _gap(y_true, y_pred, sensitive_features, privileged, pos_label, "eo")
+    return _gap("equal_opportunity_gap", **locals())
 
 
+@dask_dispatch("predictive_quality_parity_gap")
 def predictive_quality_parity_gap(
-    y_true, y_pred, *, sensitive_features, privileged=None, pos_label=1
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged=None,
+    pos_label=1,
+    sample_weight=None,
+    min_group_size=None,
 ):
     r"""Gap in precision between the privileged group and the rest.
 
@@ -306,10 +255,8 @@ def predictive_quality_parity_gap(
         Hard predictions.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
         Group labels; several attributes are combined into their intersection.
-    privileged : object or None, default=None
-        Label of the privileged group; None only with exactly two groups.
-    pos_label : object, default=1
-        The positive class.
+    privileged, pos_label, sample_weight, min_group_size
+        See :func:`demographic_parity_gap`.
 
     Returns
     -------
@@ -326,11 +273,6 @@ def predictive_quality_parity_gap(
     --------
     demographic_parity_gap, equal_opportunity_gap
 
-    References
-    ----------
-    Y. Bian, Y. Luo, P. Xu. "Does Machine Bring in Extra Bias in Learning?
-    Approximating Discrimination Within Models Quickly", 2024, footnote 6.
-
     Examples
     --------
     >>> y_true = [1, 1, 0, 0, 1, 1, 0, 0]
@@ -339,4 +281,4 @@ def predictive_quality_parity_gap(
     ...     y_true, y_pred, sensitive_features=[1, 1, 1, 1, 0, 0, 0, 0]), 6)
     0.333333
     """
-    return _gap(y_true, y_pred, sensitive_features, privileged, pos_label, "pqp")
+    return _gap("predictive_quality_parity_gap", **locals())

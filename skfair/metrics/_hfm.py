@@ -36,7 +36,12 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state
 
 from ..utils import sensitive_groupings
-from ..utils._validation import LENGTH_MISMATCH_ERROR, NOT_1D_ERROR
+from ..utils._validation import (
+    check_hard_labels,
+    check_same_index,
+    check_same_length,
+    column_1d,
+)
 from ._nearest import _n_threads, nearest_other_group
 
 METHOD_ERROR = "method must be 'exact' or 'approx'; got {method!r}."
@@ -65,10 +70,6 @@ LABEL_NON_FINITE_ERROR = (
     "{name} contains {count} non-finite value(s), the first at position "
     "{first}; labels must be finite numbers or class labels."
 )
-LABEL_MIXED_ERROR = (
-    "{names} mix numeric and non-numeric labels ({kinds}); give both as "
-    "numbers or both as class labels."
-)
 UNDEFINED_DEGREE_WARNING = (
     "HFM {degree} is undefined: {numerator} = {num!r} and {denominator} = "
     "{den!r}; returning {value}. {hint}"
@@ -91,6 +92,16 @@ class HFMUndefinedWarning(UndefinedMetricWarning):
     zero ``D_f`` with a positive ``D`` gives ``-inf`` for the logarithmic
     degrees. The reference implementation silently replaces zeros by 1e-13,
     which turns these cases into numbers of size 1e13 or -13.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always", HFMUndefinedWarning)
+    ...     hfm([[0.0], [0.0]], [1, 1], [0, 1], sensitive_features=[0, 1]).df
+    inf
+    >>> caught[0].category.__name__
+    'HFMUndefinedWarning'
     """
 
 
@@ -124,6 +135,13 @@ class HFMResult:
     Lower (more negative) degrees mean that the model brings in less bias
     than the data hold; 0 means as much. :meth:`to_dict` gives the seven
     numbers as a dict.
+
+    Examples
+    --------
+    >>> result = hfm([[0.0], [1.0], [0.2], [0.5]], [0, 1, 0, 1], [0, 1, 0, 0],
+    ...              sensitive_features=[1, 1, 0, 0])
+    >>> result.d_max, result.to_dict()["d_avg"]
+    (0.5, 0.35)
     """
 
     df_prev: float
@@ -201,62 +219,34 @@ def _check_X(X):
     return array
 
 
-def _check_labels(labels, names, n_samples):
-    """Labels as float coordinates; class labels are encoded jointly 0..C-1."""
-    arrays = []
-    for values, name in zip(labels, names):
-        array = np.asarray(values)
-        if array.ndim == 2 and array.shape[1] == 1:
-            array = array[:, 0]
-        if array.ndim != 1:
-            raise ValueError(NOT_1D_ERROR.format(name=name, shape=array.shape))
-        if array.shape[0] != n_samples:
-            raise ValueError(
-                LENGTH_MISMATCH_ERROR.format(
-                    first_name="X",
-                    first_len=n_samples,
-                    second_name=name,
-                    second_len=array.shape[0],
-                )
-            )
-        arrays.append(array)
-    numeric = [a.dtype.kind in "biuf" for a in arrays]
-    if all(numeric):
-        out = [np.asarray(a, dtype=np.float64) for a in arrays]
-        for array, name in zip(out, names):
-            finite = np.isfinite(array)
-            if not finite.all():
-                bad = np.flatnonzero(~finite)
-                raise ValueError(
-                    LABEL_NON_FINITE_ERROR.format(
-                        name=name, count=bad.size, first=int(bad[0])
-                    )
-                )
-        return out
-    if any(numeric):
-        kinds = ", ".join(f"{n}: {a.dtype}" for n, a in zip(names, arrays))
-        raise TypeError(
-            LABEL_MIXED_ERROR.format(names=" and ".join(names), kinds=kinds)
-        )
-    joined = pd.Series(np.concatenate([a.astype(object) for a in arrays]))
-    missing = joined.isna().to_numpy()
-    if missing.any():
-        first = int(np.flatnonzero(missing)[0])
-        which = min(first // n_samples, len(names) - 1)
+def _check_label(y, X):
+    """``y`` as float coordinates; class labels are encoded 0..C-1 (sorted)."""
+    array = column_1d(y, name="y")
+    check_same_length(X, array, first_name="X", second_name="y")
+    if array.dtype.kind in "biuf":
+        array = np.asarray(array, dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(array))
+    else:
+        codes, _ = pd.factorize(array, sort=True)
+        array, bad = codes.astype(np.float64), np.flatnonzero(codes < 0)
+    if bad.size:
         raise ValueError(
-            LABEL_NON_FINITE_ERROR.format(
-                name=names[which], count=int(missing.sum()), first=first % n_samples
-            )
+            LABEL_NON_FINITE_ERROR.format(name="y", count=bad.size, first=int(bad[0]))
         )
-    codes, _ = pd.factorize(joined, sort=True)
-    codes = codes.astype(np.float64)
-    return [codes[k * n_samples : (k + 1) * n_samples] for k in range(len(arrays))]
+    return array
 
 
-def _check_groupings(sensitive_features, n_samples):
-    """Encoded attributes, each with at least two groups: list of (name, codes)."""
+def _check_groupings(sensitive_features, n_samples, min_group_size):
+    """Encoded attributes, each with at least two groups: list of (name, codes).
+
+    Codes are -1 for the samples of groups left out by ``min_group_size``.
+    """
     groupings = sensitive_groupings(
-        sensitive_features, n_samples=n_samples, combine="marginal", against="X"
+        sensitive_features,
+        n_samples=n_samples,
+        combine="marginal",
+        against="X",
+        min_group_size=min_group_size,
     )
     return [(grouping.name, grouping.codes) for grouping in groupings]
 
@@ -408,12 +398,14 @@ def _distances(X, label, groupings, method, m1, m2, rng):
     Z[:, 1:] = X
     per_attribute = []
     for _, codes in groupings:
+        kept = codes >= 0
+        Zk, codes = (Z, codes) if kept.all() else (Z[kept], codes[kept])
         n_groups = int(codes.max()) + 1
         if method == "exact":
-            nearest = nearest_other_group(Z, codes)
+            nearest = nearest_other_group(Zk, codes)
             per_attribute.append((float(nearest.max()), float(nearest.mean())))
         else:
-            per_attribute.append(_approx_attribute(Z, codes, n_groups, m1, m2, rng))
+            per_attribute.append(_approx_attribute(Zk, codes, n_groups, m1, m2, rng))
     d_max = max(d for d, _ in per_attribute)
     d_avg = float(np.mean([d for _, d in per_attribute]))
     return d_max, d_avg, per_attribute
@@ -479,6 +471,7 @@ def hfm_distances(
     m1=25,
     m2=None,
     random_state=None,
+    min_group_size=None,
 ):
     r"""Maximal and average distance between the groups (HFM's ``D`` and ``D_avg``).
 
@@ -523,6 +516,10 @@ def hfm_distances(
         ``ceil(2 * log10(n))``.
     random_state : int, RandomState instance or None, default=None
         Seeds the random projections of ``method="approx"``.
+    min_group_size : int or None, default=None
+        None keeps every group and warns about groups of fewer than 30
+        samples; an int ``k`` leaves the samples of groups of fewer than
+        ``k`` out of that attribute's distances.
 
     Returns
     -------
@@ -541,7 +538,7 @@ def hfm_distances(
 
     See Also
     --------
-    hfm : The HFM fairness degrees of a classifier.
+    hfm : The HFM fairness degrees of a classifier (and the paper's reference).
 
     Notes
     -----
@@ -557,12 +554,6 @@ def hfm_distances(
     distance to an other-group point, so neither is ever below the exact
     value, and both equal it once ``m2 >= n``.
 
-    References
-    ----------
-    Y. Bian, Y. Luo, P. Xu. "Does Machine Bring in Extra Bias in Learning?
-    Approximating Discrimination Within Models Quickly", 2024. Reference code:
-    https://github.com/eustomaqua/ApproxBias.
-
     Examples
     --------
     >>> X = [[0.0], [1.0], [0.2], [0.5]]
@@ -571,8 +562,9 @@ def hfm_distances(
     """
     _check_params(method, m1, m2)
     X = _check_X(X)
-    (label,) = _check_labels([y], ["y"], X.shape[0])
-    groupings = _check_groupings(sensitive_features, X.shape[0])
+    check_same_index(X=X, y=y, sensitive_features=sensitive_features)
+    label = _check_label(y, X)
+    groupings = _check_groupings(sensitive_features, X.shape[0], min_group_size)
     rng = check_random_state(random_state) if method == "approx" else None
     m2 = default_m2(X.shape[0]) if m2 is None else int(m2)
     d_max, d_avg, _ = _distances(X, label, groupings, method, m1, m2, rng)
@@ -589,6 +581,7 @@ def hfm(
     m1=25,
     m2=None,
     random_state=None,
+    min_group_size=None,
 ):
     r"""Harmonic fairness measure via manifolds: the extra bias a classifier adds.
 
@@ -612,21 +605,17 @@ def hfm(
     X : array-like or DataFrame of shape (n_samples, n_features)
         The **non-sensitive** features, numeric and finite.
     y_true : array-like of shape (n_samples,)
-        True labels.
+        True labels, of two classes.
     y_pred : array-like of shape (n_samples,)
-        Hard predictions (class labels, not scores).
+        Hard predictions of the same two classes (class labels, not scores or
+        probabilities). Each label enters the distances as 1 for one class
+        and 0 for the other; which class is 1 does not change any distance,
+        so HFM takes no ``pos_label``.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
         One attribute (1-D) or several (2-D array or DataFrame); each needs at
         least two groups.
-    method : {"exact", "approx"}, default="exact"
+    method, m1, m2, random_state, min_group_size
         How the distances are computed, see :func:`hfm_distances`.
-    m1 : int, default=25
-        Repetitions of the approximation (``method="approx"`` only).
-    m2 : int or None, default=None
-        Neighbours examined per side by the approximation; None means
-        ``ceil(2 * log10(n))``.
-    random_state : int, RandomState instance or None, default=None
-        Seeds ``method="approx"``.
 
     Returns
     -------
@@ -657,6 +646,10 @@ def hfm(
     by passing the binarised attribute, e.g.
     ``sensitive_features=(race == "White")``.
 
+    **No sample_weight.** ``D`` and ``D_f`` are maxima over samples, on which
+    weights have no effect, and the paper defines no weighted distance; so
+    HFM takes no ``sample_weight``.
+
     **Zero distances.** ``0/0`` counts as no extra bias (all degrees 0), as in
     the reference code. ``D = 0 < D_f`` gives ``inf`` degrees and
     ``D_f = 0 < D`` gives ``df = -inf`` (``df_prev = -1``), each with an
@@ -680,11 +673,15 @@ def hfm(
     0.349485
     """
     _check_params(method, m1, m2)
-    X = _check_X(X)
-    label_true, label_pred = _check_labels(
-        [y_true, y_pred], ["y_true", "y_pred"], X.shape[0]
+    check_same_index(
+        X=X, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features
     )
-    groupings = _check_groupings(sensitive_features, X.shape[0])
+    X = _check_X(X)
+    label_true, label_pred = (
+        labels.astype(np.float64) for labels in check_hard_labels(y_true, y_pred)
+    )
+    check_same_length(X, label_true, first_name="X", second_name="y_true")
+    groupings = _check_groupings(sensitive_features, X.shape[0], min_group_size)
     rng = check_random_state(random_state) if method == "approx" else None
     m2 = default_m2(X.shape[0]) if m2 is None else int(m2)
     d_max, d_avg, per_true = _distances(X, label_true, groupings, method, m1, m2, rng)

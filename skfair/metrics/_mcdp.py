@@ -7,7 +7,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._base import aggregate, check_agg, pairs_of, prepare_scores
+from ..utils._dask import dask_dispatch
+from ._base import (
+    GRID_TOO_LARGE_ERROR,
+    MAX_GRID_POINTS,
+    aggregate,
+    check_agg,
+    pairs_of,
+    prepare_scores,
+)
 from ._ecdf import ecdf_gap_at, pair_gap
 from ._windows import max_window_min
 
@@ -19,6 +27,7 @@ APPROX_EPSILON_ERROR = (
     "epsilon={epsilon!r}. MCDP(0) is computed exactly in O(N log N) by "
     "method='exact'."
 )
+EMPTY_EPSILONS_ERROR = "epsilons must hold at least one value; got none."
 SAMPLING_FREQUENCY_ERROR = (
     "sampling_frequency must be a positive integer; got {value!r}."
 )
@@ -61,6 +70,13 @@ class MCDPResult:
         group with more *low* scores there.
     pair_values : dict
         MCDP(ε) of every pair of groups, keyed by ``(attribute, a, b)``.
+
+    Examples
+    --------
+    >>> res = mcdp_details(None, [.1, .2, .3, .4, .5, .12, .33, .35, .6, .9],
+    ...                    sensitive_features=[0] * 5 + [1] * 5)
+    >>> res.groups, res.pair_values
+    ((0, 1), {('sensitive_features', 0, 1): 0.4})
     """
 
     value: float
@@ -92,6 +108,17 @@ def _check_method(method, epsilon, sampling_frequency, rounding):
         k = sampling_frequency
         if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
             raise ValueError(SAMPLING_FREQUENCY_ERROR.format(value=k))
+        n_probes = int(np.ceil(k / epsilon))
+        if n_probes > MAX_GRID_POINTS:
+            raise ValueError(
+                GRID_TOO_LARGE_ERROR.format(
+                    what=f"method='approx' with epsilon={epsilon!r} and "
+                    f"sampling_frequency={k}",
+                    n_points=n_probes,
+                    limit=MAX_GRID_POINTS,
+                    fix="Lower sampling_frequency, or use method='exact'.",
+                )
+            )
 
 
 def _pair_exact(pair, epsilon, rounding):
@@ -127,7 +154,12 @@ def _pair_exact(pair, epsilon, rounding):
 
 
 def _pair_approx(pair, epsilon, sampling_frequency):
-    """The paper's Algorithm 2 (its published code, with ``max`` mended)."""
+    """The paper's Algorithm 2 (its published code, with ``max`` mended).
+
+    The minima of the 2K-probe windows come from one van Herk/Gil-Werman pass
+    (:func:`_sliding_min`), linear in the number of probes, where the
+    reference code takes each window's minimum anew (O(K/ε · K)).
+    """
     k = sampling_frequency
     delta = epsilon / k
     probes = np.arange(0, 1, delta)
@@ -139,10 +171,7 @@ def _pair_approx(pair, epsilon, sampling_frequency):
     sign = gap[j0]
     n_windows = min(int(np.ceil(1 / delta)) - 2 * k, probes.size - 2 * k)
     if n_windows >= 1:
-        view = np.lib.stride_tricks.sliding_window_view(
-            disparity[1 : n_windows + 2 * k], 2 * k
-        )
-        minima = view.min(axis=1)
+        minima = _sliding_min(disparity[1 : n_windows + 2 * k], 2 * k)
         j = int(np.argmax(minima))
         if minima[j] > best:
             best = float(minima[j])
@@ -152,37 +181,86 @@ def _pair_approx(pair, epsilon, sampling_frequency):
     return best, window, None, sign
 
 
-def _evaluate(prepared, epsilon, method, sampling_frequency, rounding, agg):
-    per_grouping, pair_values, worst = [], {}, None
-    for grouping, sorted_scores in zip(prepared.groupings, prepared.sorted):
-        values = []
+def _sliding_min(values, width):
+    """``values[i:i + width].min()`` for every window start ``i``, in O(n).
+
+    Cut ``values`` into blocks of ``width``: a window then covers the end of
+    one block and the start of the next, so its minimum is the smaller of a
+    block-suffix minimum and a block-prefix minimum (van Herk/Gil-Werman).
+    """
+    n = values.shape[0]
+    padded = np.full(-(-n // width) * width, np.inf)
+    padded[:n] = values
+    blocks = padded.reshape(-1, width)
+    prefix = np.minimum.accumulate(blocks, axis=1).ravel()
+    suffix = np.minimum.accumulate(blocks[:, ::-1], axis=1)[:, ::-1].ravel()
+    return np.minimum(suffix[: n - width + 1], prefix[width - 1 : n])
+
+
+def _prepare(y_true, y_score, sensitive_features, epsilons, options):
+    """Validate every parameter and the inputs (shared by the public functions)."""
+    epsilons = [_check_epsilon(e) for e in epsilons]
+    if not epsilons:
+        raise ValueError(EMPTY_EPSILONS_ERROR)
+    for epsilon in epsilons:
+        _check_method(
+            options["method"],
+            epsilon,
+            options["sampling_frequency"],
+            options["rounding"],
+        )
+    check_agg(options["agg"])
+    prepared = prepare_scores(
+        y_true,
+        y_score,
+        sensitive_features,
+        sample_weight=options["sample_weight"],
+        combine=options["combine"],
+        unit_interval_for=UNIT_INTERVAL_REASON if max(epsilons) > 0 else None,
+        min_group_size=options["min_group_size"],
+    )
+    return prepared, epsilons
+
+
+def _evaluate(prepared, epsilons, options):
+    """One :class:`MCDPResult` per ε; each pair's ECDF gap is computed once."""
+    method, agg = options["method"], options["agg"]
+    per_grouping = [[[] for _ in prepared.groupings] for _ in epsilons]
+    pair_values = [{} for _ in epsilons]
+    worst = [None] * len(epsilons)
+    for g, (grouping, sorted_scores) in enumerate(
+        zip(prepared.groupings, prepared.sorted)
+    ):
         for a, b in pairs_of(grouping):
             pair = pair_gap(sorted_scores, a, b)
-            if method == "exact":
-                out = _pair_exact(pair, epsilon, rounding)
-            else:
-                out = _pair_approx(pair, epsilon, sampling_frequency)
-            values.append(out[0])
-            label_a, label_b = grouping.labels[a], grouping.labels[b]
-            pair_values[(grouping.name, label_a, label_b)] = out[0]
-            if worst is None or out[0] > worst[0]:
-                higher = label_a if out[3] >= 0 else label_b
-                worst = (*out[:3], grouping.name, (label_a, label_b), higher)
-        per_grouping.append(values)
-    value = aggregate(per_grouping, agg)
-    return MCDPResult(
-        value=value,
-        epsilon=epsilon,
-        method=method,
-        attribute=worst[3],
-        groups=worst[4],
-        window=worst[1],
-        threshold=worst[2],
-        higher_cdf_group=worst[5],
-        pair_values=pair_values,
-    )
+            labels = (grouping.labels[a], grouping.labels[b])
+            for i, epsilon in enumerate(epsilons):
+                if method == "exact":
+                    out = _pair_exact(pair, epsilon, options["rounding"])
+                else:
+                    out = _pair_approx(pair, epsilon, options["sampling_frequency"])
+                per_grouping[i][g].append(out[0])
+                pair_values[i][(grouping.name, *labels)] = out[0]
+                if worst[i] is None or out[0] > worst[i][0]:
+                    higher = labels[0] if out[3] >= 0 else labels[1]
+                    worst[i] = (*out[:3], grouping.name, labels, higher)
+    return [
+        MCDPResult(
+            value=aggregate(per_grouping[i], agg),
+            epsilon=epsilon,
+            method=method,
+            attribute=worst[i][3],
+            groups=worst[i][4],
+            window=worst[i][1],
+            threshold=worst[i][2],
+            higher_cdf_group=worst[i][5],
+            pair_values=pair_values[i],
+        )
+        for i, epsilon in enumerate(epsilons)
+    ]
 
 
+@dask_dispatch("mcdp_details")
 def mcdp_details(
     y_true,
     y_score,
@@ -195,6 +273,7 @@ def mcdp_details(
     agg="max",
     combine="intersection",
     sample_weight=None,
+    min_group_size=None,
 ):
     """MCDP(ε) and where it is attained: threshold or window, and which groups.
 
@@ -203,27 +282,10 @@ def mcdp_details(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,) or None
-        Ignored (demographic parity does not use labels); kept first for
-        scikit-learn's scorer conventions. Its length is checked if given.
-    y_score : array-like of shape (n_samples,)
-        Scores, e.g. positive-class probabilities.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-        Group labels; see :func:`mcdp`.
-    epsilon : float, default=0.0
-        Neighbourhood radius ε >= 0.
-    method : {"exact", "approx"}, default="exact"
-        Exact sweep or the paper's Algorithm 2.
-    sampling_frequency : int, default=32
-        K of Algorithm 2 (``method="approx"`` only).
-    rounding : {"exact", "float"}, default="exact"
-        How window membership is decided (``method="exact"``, ε > 0).
-    agg : {"max", "mean"}, default="max"
-        Aggregation over pairs of groups.
-    combine : {"intersection", "marginal"}, default="intersection"
-        How several attributes are combined.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights (weighted ECDFs).
+    y_true, y_score, sensitive_features, epsilon, method, sampling_frequency, rounding
+        See :func:`mcdp`.
+    agg, combine, sample_weight, min_group_size
+        See :func:`mcdp`.
 
     Returns
     -------
@@ -245,20 +307,14 @@ def mcdp_details(
     >>> res.value, res.window
     (0.2, (0.2, 0.30000000000000004))
     """
-    epsilon = _check_epsilon(epsilon)
-    _check_method(method, epsilon, sampling_frequency, rounding)
-    check_agg(agg)
-    prepared = prepare_scores(
-        y_true,
-        y_score,
-        sensitive_features,
-        sample_weight=sample_weight,
-        combine=combine,
-        unit_interval_for=UNIT_INTERVAL_REASON if epsilon > 0 else None,
+    options = dict(locals())
+    prepared, epsilons = _prepare(
+        y_true, y_score, sensitive_features, [epsilon], options
     )
-    return _evaluate(prepared, epsilon, method, sampling_frequency, rounding, agg)
+    return _evaluate(prepared, epsilons, options)[0]
 
 
+@dask_dispatch("mcdp")
 def mcdp(
     y_true,
     y_score,
@@ -271,6 +327,7 @@ def mcdp(
     agg="max",
     combine="intersection",
     sample_weight=None,
+    min_group_size=None,
 ):
     r"""Maximal cumulative-ratio disparity along predictions' ε-neighbourhoods.
 
@@ -310,13 +367,9 @@ def mcdp(
         Window membership ``p_j ∈ [p_i, p_i + 2ε]`` decided in exact real
         arithmetic ("exact", the definition), or by comparing with the rounded
         double ``p_i + 2ε`` as the reference code does ("float").
-    agg : {"max", "mean"}, default="max"
-        With more than two groups, the worst pair or the mean over pairs.
-    combine : {"intersection", "marginal"}, default="intersection"
-        With several attributes, compare the intersectional groups, or each
-        attribute separately and report the worst attribute.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights; the ECDFs become weighted ECDFs.
+    agg, combine, sample_weight, min_group_size
+        As in :func:`~skfair.metrics.delta_dp` (the weights give weighted
+        ECDFs).
 
     Returns
     -------
@@ -377,9 +430,11 @@ def mcdp(
         agg=agg,
         combine=combine,
         sample_weight=sample_weight,
+        min_group_size=min_group_size,
     ).value
 
 
+@dask_dispatch("mcdp_curve")
 def mcdp_curve(
     y_true,
     y_score,
@@ -392,31 +447,19 @@ def mcdp_curve(
     agg="max",
     combine="intersection",
     sample_weight=None,
+    min_group_size=None,
 ):
     """MCDP(ε) for a sequence of ε, sorting the scores only once.
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,) or None
-        Ignored; see :func:`mcdp`.
-    y_score : array-like of shape (n_samples,)
-        Scores; in [0, 1] if any ε > 0.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-        Group labels; see :func:`mcdp`.
     epsilons : array-like of float
-        The radii, each >= 0 (> 0 for ``method="approx"``).
-    method : {"exact", "approx"}, default="exact"
+        The radii, each >= 0 (> 0 for ``method="approx"``); the scores must lie
+        in [0, 1] if any is > 0.
+    y_true, y_score, sensitive_features, method, sampling_frequency, rounding
         See :func:`mcdp`.
-    sampling_frequency : int, default=32
-        K of Algorithm 2.
-    rounding : {"exact", "float"}, default="exact"
+    agg, combine, sample_weight, min_group_size
         See :func:`mcdp`.
-    agg : {"max", "mean"}, default="max"
-        Aggregation over pairs of groups.
-    combine : {"intersection", "marginal"}, default="intersection"
-        How several attributes are combined.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
 
     Returns
     -------
@@ -432,32 +475,9 @@ def mcdp_curve(
     ...            epsilons=[0, 0.05, 0.5]).tolist()
     [0.4, 0.2, 0.0]
     """
-    epsilons = [_check_epsilon(e) for e in np.atleast_1d(epsilons).tolist()]
-    for e in epsilons:
-        _check_method(method, e, sampling_frequency, rounding)
-    check_agg(agg)
-    prepared = prepare_scores(
-        y_true,
-        y_score,
-        sensitive_features,
-        sample_weight=sample_weight,
-        combine=combine,
-        unit_interval_for=UNIT_INTERVAL_REASON if max(epsilons) > 0 else None,
+    options = dict(locals())
+    epsilons = np.atleast_1d(epsilons).tolist()
+    prepared, epsilons = _prepare(
+        y_true, y_score, sensitive_features, epsilons, options
     )
-    pairs = [
-        [pair_gap(s, a, b) for a, b in pairs_of(g)]
-        for g, s in zip(prepared.groupings, prepared.sorted)
-    ]
-    out = np.empty(len(epsilons))
-    for i, e in enumerate(epsilons):
-        per_grouping = [
-            [
-                _pair_exact(p, e, rounding)[0]
-                if method == "exact"
-                else _pair_approx(p, e, sampling_frequency)[0]
-                for p in grouping_pairs
-            ]
-            for grouping_pairs in pairs
-        ]
-        out[i] = aggregate(per_grouping, agg)
-    return out
+    return np.array([r.value for r in _evaluate(prepared, epsilons, options)])

@@ -11,24 +11,27 @@ X, y)``, and returns the *negated* metric (greater is better, like
 * ``sensitive=None``: the scorer requests ``sensitive_features`` as routed
   metadata by default (no ``set_score_request`` needed), which scikit-learn
   passes when ``enable_metadata_routing=True`` and ``params=`` holds it.
+
+The scorers are plain callables on scikit-learn's public API (routing needs
+only ``get_metadata_routing`` and ``set_score_request``; the latter takes
+``sample_weight`` where the metric does). Each factory takes the options of
+its metric and checks them at once on a six-sample probe.
 """
 
 from __future__ import annotations
 
+import inspect
+import warnings
+
 import numpy as np
-from sklearn.base import clone, is_regressor
+import sklearn
+from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from sklearn.metrics._scorer import (
-    _BaseScorer,
-    _cached_call,
-    _check_response_method,
-    _get_response_method_name,
-)
-from sklearn.utils._metadata_requests import MetadataRequest
+from sklearn.utils.metadata_routing import MetadataRequest
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import check_binary_target, drop_sensitive, select_sensitive
-from ..utils._sensitive import _normalise_spec
+from ..utils import drop_sensitive, select_sensitive
+from ..utils._sensitive import _normalise_spec, check_min_group_size
 from ._distribution import abcc, abpc, delta_dp
 from ._hfm import hfm
 from ._mcdp import mcdp
@@ -39,14 +42,20 @@ MISSING_SENSITIVE_ERROR = (
     "(sklearn.set_config(enable_metadata_routing=True)) and pass "
     "params={{'sensitive_features': ...}} to cross_validate / GridSearchCV.fit."
 )
-SINGLE_CLASS_ERROR = (
-    "{scorer}: y_true holds a single class ({label!r}) in these {n} samples, "
-    "e.g. a cross-validation fold; a binary target with both classes is "
-    "needed. Use a stratified splitter."
-)
 RESPONSE_METHOD_ERROR = (
     "response_method for {metric} must be one of {allowed}; got {value!r}."
 )
+NO_RESPONSE_ERROR = "{scorer}: {estimator} has none of the methods {methods}."
+POS_LABEL_ERROR = "{scorer}: pos_label={pos_label!r} is not one of classes_ {classes}."
+MULTICLASS_ERROR = (
+    "{scorer}: the estimator has {n} classes {classes}; pass pos_label= to score "
+    "that class against the rest."
+)
+ROUTING_OFF_ERROR = (
+    "set_score_request needs metadata routing: "
+    "sklearn.set_config(enable_metadata_routing=True)."
+)
+REQUEST_ERROR = "{scorer} cannot receive {params} as metadata; it accepts {allowed}."
 HFM_KIND_ERROR = "kind must be 'avg', 'max' or 'prev'; got {kind!r}."
 HFM_FEATURES_ERROR = (
     "make_hfm_scorer: the non-sensitive features of X must be numeric for "
@@ -54,146 +63,162 @@ HFM_FEATURES_ERROR = (
     "(e.g. a fitted encoder, or a callable) to encode them."
 )
 
-_PROBA_FIRST = ("predict_proba", "decision_function")
+#: Response methods each metric may score. decision_function (unbounded
+#: margins) only where the metric is invariant to increasing maps: MCDP(0).
+_RESPONSES = {
+    mcdp: ("predict_proba", "decision_function", "predict"),
+    abcc: ("predict_proba", "predict"),
+    abpc: ("predict_proba",),
+    delta_dp: ("predict_proba", "predict"),
+    hfm: ("predict",),
+}
+_PROBE_SCORE = np.array([0.1, 0.6, 0.3, 0.8, 0.5, 0.9])
+_PROBE_GROUP = np.array([0, 0, 0, 1, 1, 1])
 
 
-class FairnessScorer(_BaseScorer):
-    """A scorer whose metric compares groups read from ``X`` or routed metadata.
+class _FairnessScorer:
+    """``scorer(estimator, X, y)`` returning minus a metric of groups.
 
-    Use the ``make_*_scorer`` factories rather than this class directly.
-
-    Parameters
-    ----------
-    score_func : callable
-        ``score_func(y_true, y_pred, *, sensitive_features, **kwargs)``.
-    sensitive : str, int, list or None
-        Column spec of the sensitive attribute(s) in ``X``, or None to use
-        routed ``sensitive_features`` metadata.
-    response_method : str or tuple of str
-        The estimator method(s) giving the metric's input.
-    kwargs : dict
-        Fixed keyword arguments of ``score_func``.
+    Built by the ``make_*_scorer`` factories from their arguments (``params``):
+    ``sensitive``, ``response_method`` and ``pos_label`` are the scorer's own,
+    the others go to ``metric``.
     """
 
-    def __init__(self, score_func, *, sensitive, response_method, kwargs):
-        super().__init__(score_func, -1, kwargs, response_method)
-        if sensitive is not None:
-            _normalise_spec(sensitive)  # fail at construction on a bad spec
-        self._sensitive = sensitive
+    _OWN = ("sensitive", "response_method", "pos_label")
+
+    def __init__(self, factory, metric, params):
+        self._factory, self._metric, self._params = factory, metric, dict(params)
+        self._kwargs = {k: v for k, v in params.items() if k not in self._OWN}
+        self._sensitive = params["sensitive"]
+        if self._sensitive is not None:
+            _normalise_spec(self._sensitive)  # fail at construction on a bad spec
+        check_min_group_size(self._kwargs["min_group_size"])
+        self._probe({**self._kwargs, "min_group_size": None})  # groups of 3
+        value = params.get("response_method", "predict")
+        allowed = _RESPONSES[metric]
+        if self._kwargs.get("epsilon", 0) != 0:  # ε > 0 needs scores in [0, 1]
+            allowed = tuple(a for a in allowed if a != "decision_function")
+        self._methods = (value,) if isinstance(value, str) else tuple(value)
+        if not self._methods or not set(self._methods) <= set(allowed):
+            metric = metric.__name__
+            raise ValueError(RESPONSE_METHOD_ERROR.format(**locals()))
+        self._request = {"sensitive_features": True} if self._sensitive is None else {}
+
+    def _probe(self, kwargs):
+        """Run the metric on six made-up samples: bad options raise here."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            args = self._probe_args((_PROBE_SCORE > 0.55).astype(np.float64))
+            self._metric(*args, sensitive_features=_PROBE_GROUP, **kwargs)
+
+    def _probe_args(self, y):
+        return y, _PROBE_SCORE
 
     def __repr__(self):
-        name = getattr(self._score_func, "__name__", repr(self._score_func))
-        args = [f"sensitive={self._sensitive!r}"]
-        args += [f"{k}={v!r}" for k, v in self._kwargs.items()]
-        args.append(f"response_method={self._response_method!r}")
-        return f"make_{name}_scorer({', '.join(args)})"
+        defaults = inspect.signature(self._factory).parameters
+        args = [
+            f"{k}={v!r}"
+            for k, v in self._params.items()
+            if k == "sensitive" or not _same(v, defaults[k].default)
+        ]
+        return f"{self._factory.__name__}({', '.join(args)})"
 
-    def _get_metadata_request(self):
-        # Request sensitive_features by default when it is not read from X;
-        # sample_weight stays unrequested as in scikit-learn's scorers.
-        if hasattr(self, "_metadata_request"):
-            return super()._get_metadata_request()
-        request = MetadataRequest(owner=self)
-        if self._sensitive is None:
-            request.score.add_request(param="sensitive_features", alias=True)
-        return request
+    def _response(self, estimator, X):
+        """The scored output of ``estimator`` on ``X``, and the positive label.
 
-    def _sensitive_features(self, X, kwargs):
-        routed = kwargs.pop("sensitive_features", None)
-        if self._sensitive is not None:
-            return select_sensitive(X, self._sensitive)
-        if routed is None:
-            raise ValueError(MISSING_SENSITIVE_ERROR.format(scorer=repr(self)))
-        return routed
+        The positive class is ``pos_label`` or the greater of two
+        ``classes_``: its probability, its margin, or its 0/1 indicator for
+        hard predictions. Without ``classes_`` (a regressor) the output as is.
+        """
+        scorer, methods = self, self._methods
+        name = next((m for m in methods if hasattr(estimator, m)), None)
+        if name is None:
+            estimator = type(estimator).__name__
+            raise AttributeError(NO_RESPONSE_ERROR.format(**locals()))
+        out = np.asarray(getattr(estimator, name)(X))
+        if not hasattr(estimator, "classes_"):
+            return out, None
+        classes, pos_label = list(estimator.classes_), self._params["pos_label"]
+        if pos_label is None and len(classes) > 2:
+            raise ValueError(MULTICLASS_ERROR.format(n=len(classes), **locals()))
+        pos_label = classes[-1] if pos_label is None else pos_label
+        if pos_label not in classes:
+            raise ValueError(POS_LABEL_ERROR.format(**locals()))
+        if name == "predict":
+            return (out == pos_label).astype(np.float64), pos_label
+        index = classes.index(pos_label)
+        if out.ndim == 2:
+            return out[:, index], pos_label
+        return (out if index == 1 else -out), pos_label  # binary decision_function
 
-    def _check_target(self, y_true):
-        if y_true is None:
-            return
-        labels = np.unique(np.asarray(y_true))
-        if labels.size < 2:
-            raise ValueError(
-                SINGLE_CLASS_ERROR.format(
-                    scorer=repr(self),
-                    label=labels[0] if labels.size else None,
-                    n=len(y_true),
-                )
-            )
-
-    def _predict(self, method_caller, estimator, X):
-        response_method = _check_response_method(estimator, self._response_method)
-        pos_label = None if is_regressor(estimator) else self._get_pos_label()
-        return method_caller(
-            estimator,
-            _get_response_method_name(response_method),
-            X,
-            pos_label=pos_label,
+    def _value(self, X, y_true, y_score, pos_label, sensitive_features, kwargs):
+        return self._metric(
+            y_true, y_score, sensitive_features=sensitive_features, **kwargs
         )
-
-    def _score(self, method_caller, estimator, X, y_true, **kwargs):
-        kwargs = dict(kwargs)
-        sensitive_features = self._sensitive_features(X, kwargs)
-        self._check_target(y_true)
-        y_pred = self._predict(method_caller, estimator, X)
-        value = self._score_func(
-            y_true,
-            y_pred,
-            sensitive_features=sensitive_features,
-            **{**self._kwargs, **kwargs},
-        )
-        return self._sign * value
 
     def __call__(self, estimator, X, y_true, **kwargs):
-        """Score ``estimator`` on ``X``: the negated fairness metric.
+        """Minus the metric of ``estimator`` on ``X``; kwargs: routed metadata."""
+        sensitive_features = kwargs.pop("sensitive_features", None)
+        if self._sensitive is not None:
+            sensitive_features = select_sensitive(X, self._sensitive)
+        elif sensitive_features is None:
+            raise ValueError(MISSING_SENSITIVE_ERROR.format(scorer=repr(self)))
+        y_score, pos_label = self._response(estimator, X)
+        y_true = None if y_true is None else np.asarray(y_true)
+        kwargs = {**self._kwargs, **kwargs}
+        value = self._value(X, y_true, y_score, pos_label, sensitive_features, kwargs)
+        return -float(value)
 
-        Parameters
-        ----------
-        estimator : object
-            A fitted estimator.
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Test data (with the sensitive columns if ``sensitive`` names them).
-        y_true : array-like of shape (n_samples,)
-            True labels.
-        **kwargs : dict
-            Routed metadata, e.g. ``sensitive_features`` or ``sample_weight``.
+    def _routable(self):
+        names = ["sensitive_features"] if self._sensitive is None else []
+        weighted = "sample_weight" in inspect.signature(self._metric).parameters
+        return names + ["sample_weight"] if weighted else names
 
-        Returns
-        -------
-        score : float
-            Minus the metric: 0 is perfectly fair, more negative is less fair.
-        """
-        return self._score(partial_cached_call, estimator, X, y_true, **kwargs)
+    def _accept_sample_weight(self):
+        # Duck-typed hook scikit-learn's searches call (routing off) before
+        # forwarding fit's sample_weight to scorers; a plain callable lacks it.
+        return "sample_weight" in self._routable()
 
+    def set_score_request(self, **requests):
+        """Request ``sample_weight`` or ``sensitive_features``, as scikit-learn does."""
+        if not sklearn.get_config()["enable_metadata_routing"]:
+            raise RuntimeError(ROUTING_OFF_ERROR)
+        scorer, allowed = self, self._routable()
+        params = sorted(set(requests) - set(allowed))
+        if params:
+            raise ValueError(REQUEST_ERROR.format(**locals()))
+        _metadata_request(self, {**self._request, **requests})  # bad aliases raise
+        self._request = {**self._request, **requests}
+        return self
 
-def partial_cached_call(estimator, method, *args, **kwargs):
-    """Call ``estimator.method`` without a cache (the single-scorer path)."""
-    return _cached_call(None, estimator, method, *args, **kwargs)
-
-
-def _check_response(value, allowed, metric):
-    values = (value,) if isinstance(value, str) else tuple(value)
-    if not values or any(v not in allowed for v in values):
-        raise ValueError(
-            RESPONSE_METHOD_ERROR.format(metric=metric, allowed=allowed, value=value)
-        )
-    return value
+    def get_metadata_routing(self):
+        """The metadata this scorer requests, for scikit-learn's routing."""
+        return _metadata_request(self, self._request)
 
 
-def _distribution_scorer(func, sensitive, response_method, kwargs, allowed):
-    _check_response(response_method, allowed, func.__name__)
-    return FairnessScorer(
-        func, sensitive=sensitive, response_method=response_method, kwargs=kwargs
-    )
+def _metadata_request(scorer, requests):
+    request = MetadataRequest(owner=repr(scorer))
+    for param, alias in requests.items():
+        request.score.add_request(param=param, alias=alias)
+    return request
+
+
+def _same(value, default):
+    return value is default or (type(value) is type(default) and value == default)
 
 
 def make_mcdp_scorer(
     *,
     sensitive=None,
+    response_method="predict_proba",
+    pos_label=None,
     epsilon=0.0,
     method="exact",
     sampling_frequency=32,
+    rounding="exact",
     agg="max",
     combine="intersection",
-    response_method=None,
+    min_group_size=None,
 ):
     """Make a scorer returning −MCDP(ε) of the positive-class scores.
 
@@ -202,57 +227,55 @@ def make_mcdp_scorer(
     sensitive : str, int, list of str or int, or None, default=None
         Sensitive column(s) of ``X``: names (DataFrame) or indices (array).
         None reads routed ``sensitive_features`` metadata instead.
-    epsilon : float, default=0.0
-        Neighbourhood radius ε (see :func:`skfair.metrics.mcdp`).
-    method : {"exact", "approx"}, default="exact"
-        Exact sweep or the paper's Algorithm 2.
-    sampling_frequency : int, default=32
-        K of Algorithm 2.
-    agg : {"max", "mean"}, default="max"
-        Aggregation over pairs of groups.
-    combine : {"intersection", "marginal"}, default="intersection"
-        How several attributes are combined.
-    response_method : str or tuple of str, default=None
-        ``"predict_proba"`` (positive class) by default. MCDP(0) is invariant
-        to strictly increasing transforms, so ``"decision_function"`` is also
-        allowed when ``epsilon=0``; ε > 0 needs scores in [0, 1].
+    response_method : str or tuple of str, default="predict_proba"
+        The estimator method scored (the first it has, for a tuple):
+        ``"predict_proba"``, ``"predict"`` (the 0/1 indicator of the positive
+        class) or, for ε = 0 only, ``"decision_function"`` (MCDP(0) is
+        invariant to increasing maps; ε > 0 needs scores in [0, 1]).
+    pos_label : int, float, bool, str or None, default=None
+        The positive class; None takes the greater of the estimator's two
+        ``classes_``. With more than two classes it is required and the
+        scorer compares that class against the rest.
+    epsilon, method, sampling_frequency, rounding, agg, combine, min_group_size
+        Passed to :func:`skfair.metrics.mcdp`, with its defaults, and checked
+        when the scorer is made.
 
     Returns
     -------
-    scorer : FairnessScorer
-        Callable ``scorer(estimator, X, y)``; greater is better (it is −MCDP).
+    scorer : callable
+        ``scorer(estimator, X, y)``; greater is better (it is −MCDP).
 
     Examples
     --------
-    >>> import numpy as np
+    >>> from skfair.metrics import make_mcdp_scorer
+    >>> scorer = make_mcdp_scorer(sensitive="g", epsilon=0.05)
+    >>> scorer
+    make_mcdp_scorer(sensitive='g', epsilon=0.05)
+
+    It reads the groups from column ``g`` of each test fold:
+
+    >>> import pandas as pd
     >>> from sklearn.linear_model import LogisticRegression
     >>> from sklearn.model_selection import cross_val_score
-    >>> from skfair.metrics import make_mcdp_scorer
-    >>> rng = np.random.default_rng(0)
-    >>> X = np.column_stack([rng.normal(size=200), rng.integers(0, 2, 200)])
-    >>> y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
-    >>> scorer = make_mcdp_scorer(sensitive=1, epsilon=0.05)
-    >>> scorer
-    make_mcdp_scorer(sensitive=1, epsilon=0.05, ..., response_method='predict_proba')
+    >>> X = pd.DataFrame({"x": [i % 7 for i in range(350)], "g": [0, 1] * 175})
+    >>> y = (X["x"] + X["g"] > 3).astype(int)
     >>> scores = cross_val_score(LogisticRegression(), X, y, scoring=scorer)
-    >>> bool(np.all((-1 <= scores) & (scores <= 0)))
+    >>> bool(((-1 <= scores) & (scores <= 0)).all())
     True
     """
-    if response_method is None:
-        response_method = "predict_proba"
-    allowed = _PROBA_FIRST if epsilon == 0 else ("predict_proba",)
-    kwargs = {
-        "epsilon": epsilon,
-        "method": method,
-        "sampling_frequency": sampling_frequency,
-        "agg": agg,
-        "combine": combine,
-    }
-    return _distribution_scorer(mcdp, sensitive, response_method, kwargs, allowed)
+    return _FairnessScorer(make_mcdp_scorer, mcdp, locals())
 
 
 def make_abcc_scorer(
-    *, sensitive=None, method="exact", agg="max", combine="intersection"
+    *,
+    sensitive=None,
+    response_method="predict_proba",
+    pos_label=None,
+    method="exact",
+    n_points=10000,
+    agg="max",
+    combine="intersection",
+    min_group_size=None,
 ):
     """Make a scorer returning −ABCC of the positive-class probabilities.
 
@@ -260,37 +283,37 @@ def make_abcc_scorer(
     ----------
     sensitive : str, int, list of str or int, or None, default=None
         Sensitive column(s) of ``X``, or None for routed metadata.
-    method : {"exact", "grid"}, default="exact"
-        See :func:`skfair.metrics.abcc`.
-    agg : {"max", "mean"}, default="max"
-        Aggregation over pairs of groups.
-    combine : {"intersection", "marginal"}, default="intersection"
-        How several attributes are combined.
+    response_method : {"predict_proba", "predict"}, default="predict_proba"
+        Probabilities, or the 0/1 indicator of the predicted positive class.
+    pos_label : int, float, bool, str or None, default=None
+        The positive class, as for :func:`make_mcdp_scorer`.
+    method, n_points, agg, combine, min_group_size
+        Passed to :func:`skfair.metrics.abcc`, with its defaults.
 
     Returns
     -------
-    scorer : FairnessScorer
+    scorer : callable
 
     Examples
     --------
     >>> from skfair.metrics import make_abcc_scorer
-    >>> make_abcc_scorer(sensitive="sex")
-    make_abcc_scorer(sensitive='sex', method='exact', agg='max', ...)
+    >>> make_abcc_scorer(sensitive="sex", agg="mean")
+    make_abcc_scorer(sensitive='sex', agg='mean')
     """
-    kwargs = {"method": method, "agg": agg, "combine": combine}
-    return _distribution_scorer(
-        abcc, sensitive, "predict_proba", kwargs, ("predict_proba",)
-    )
+    return _FairnessScorer(make_abcc_scorer, abcc, locals())
 
 
 def make_abpc_scorer(
     *,
     sensitive=None,
+    response_method="predict_proba",
+    pos_label=None,
     bw_method="scott",
     n_points=5000,
     method="auto",
     agg="max",
     combine="intersection",
+    min_group_size=None,
 ):
     """Make a scorer returning −ABPC of the positive-class probabilities.
 
@@ -298,46 +321,35 @@ def make_abpc_scorer(
     ----------
     sensitive : str, int, list of str or int, or None, default=None
         Sensitive column(s) of ``X``, or None for routed metadata.
-    bw_method : {"scott", "silverman"} or float, default="scott"
-        KDE bandwidth rule.
-    n_points : int, default=5000
-        Integration grid size.
-    method : {"auto", "direct", "binned"}, default="auto"
-        KDE evaluation, see :func:`skfair.metrics.abpc`.
-    agg : {"max", "mean"}, default="max"
-        Aggregation over pairs of groups.
-    combine : {"intersection", "marginal"}, default="intersection"
-        How several attributes are combined.
+    response_method : {"predict_proba"}, default="predict_proba"
+        Probabilities only: a density of hard 0/1 predictions means nothing.
+    pos_label : int, float, bool, str or None, default=None
+        The positive class, as for :func:`make_mcdp_scorer`.
+    bw_method, n_points, method, agg, combine, min_group_size
+        Passed to :func:`skfair.metrics.abpc`, with its defaults.
 
     Returns
     -------
-    scorer : FairnessScorer
+    scorer : callable
 
     Examples
     --------
     >>> from skfair.metrics import make_abpc_scorer
     >>> make_abpc_scorer(sensitive=["sex", "race"], combine="marginal")
-    make_abpc_scorer(sensitive=['sex', 'race'], ..., combine='marginal', ...)
+    make_abpc_scorer(sensitive=['sex', 'race'], combine='marginal')
     """
-    kwargs = {
-        "bw_method": bw_method,
-        "n_points": n_points,
-        "method": method,
-        "agg": agg,
-        "combine": combine,
-    }
-    return _distribution_scorer(
-        abpc, sensitive, "predict_proba", kwargs, ("predict_proba",)
-    )
+    return _FairnessScorer(make_abpc_scorer, abpc, locals())
 
 
 def make_delta_dp_scorer(
     *,
     sensitive=None,
+    response_method="predict_proba",
+    pos_label=None,
     threshold=None,
     agg="max",
     combine="intersection",
-    response_method=None,
+    min_group_size=None,
 ):
     """Make a scorer returning −ΔDP (mean-score gap, or positive-rate gap).
 
@@ -345,66 +357,54 @@ def make_delta_dp_scorer(
     ----------
     sensitive : str, int, list of str or int, or None, default=None
         Sensitive column(s) of ``X``, or None for routed metadata.
-    threshold : float or None, default=None
-        None for ΔDP_c on ``predict_proba``; a number ``t`` for ΔDP_b^t with
-        decisions ``proba >= t``.
-    agg : {"max", "mean"}, default="max"
-        Aggregation over pairs of groups.
-    combine : {"intersection", "marginal"}, default="intersection"
-        How several attributes are combined.
-    response_method : str, default=None
-        ``"predict_proba"`` by default; ``"predict"`` gives the gap of the
-        estimator's own hard decisions (then use ``threshold=None``).
+    response_method : {"predict_proba", "predict"}, default="predict_proba"
+        ``"predict"`` scores the 0/1 indicator of the positive class among
+        the estimator's own decisions (use it with ``threshold=None``): the
+        gap of positive rates, whatever the labels ({-1, 1}, strings, ...).
+    pos_label : int, float, bool, str or None, default=None
+        The positive class, as for :func:`make_mcdp_scorer`.
+    threshold, agg, combine, min_group_size
+        Passed to :func:`skfair.metrics.delta_dp`: ``threshold=None`` for
+        ΔDP_c, a number ``t`` for ΔDP_b^t with decisions ``proba >= t``.
 
     Returns
     -------
-    scorer : FairnessScorer
+    scorer : callable
 
     Examples
     --------
     >>> from skfair.metrics import make_delta_dp_scorer
-    >>> make_delta_dp_scorer(sensitive=0, threshold=0.5)
-    make_delta_dp_scorer(sensitive=0, threshold=0.5, ...)
+    >>> make_delta_dp_scorer(sensitive=0, response_method="predict")
+    make_delta_dp_scorer(sensitive=0, response_method='predict')
     """
-    if response_method is None:
-        response_method = "predict_proba"
-    kwargs = {"threshold": threshold, "agg": agg, "combine": combine}
-    return _distribution_scorer(
-        delta_dp, sensitive, response_method, kwargs, ("predict_proba", "predict")
-    )
+    return _FairnessScorer(make_delta_dp_scorer, delta_dp, locals())
 
 
-class HFMScorer(FairnessScorer):
-    """Scorer for HFM: hard predictions and the non-sensitive features of X.
+class _HFMScorer(_FairnessScorer):
+    """Scorer for HFM: hard predictions and the non-sensitive features of X."""
 
-    Use :func:`make_hfm_scorer` to build it.
-    """
+    _OWN = _FairnessScorer._OWN + ("kind", "transform")
 
-    def __init__(self, score_func, *, sensitive, kind, transform, kwargs):
-        super().__init__(
-            score_func, sensitive=sensitive, response_method="predict", kwargs=kwargs
-        )
-        self._kind = kind
-        self._transform = transform
+    def __init__(self, factory, metric, params):
+        if params["kind"] not in ("avg", "max", "prev"):
+            raise ValueError(HFM_KIND_ERROR.format(kind=params["kind"]))
+        super().__init__(factory, metric, params)
 
-    def __repr__(self):
-        args = [f"sensitive={self._sensitive!r}", f"kind={self._kind!r}"]
-        args += [f"{k}={v!r}" for k, v in self._kwargs.items()]
-        if self._transform is not None:
-            args.append(f"transform={self._transform!r}")
-        return f"make_hfm_scorer({', '.join(args)})"
+    def _probe_args(self, y):
+        return np.arange(12.0).reshape(6, 2), y, y[::-1]
 
     def _features(self, X):
-        if self._transform is None:
-            rest = X if self._sensitive is None else drop_sensitive(X, self._sensitive)
-        elif hasattr(self._transform, "fit_transform"):
+        transform, sensitive = self._params["transform"], self._sensitive
+        if transform is None:
+            rest = X if sensitive is None else drop_sensitive(X, sensitive)
+        elif hasattr(transform, "fit_transform"):
             try:
-                check_is_fitted(self._transform)
-                rest = self._transform.transform(X)
+                check_is_fitted(transform)
+                rest = transform.transform(X)
             except NotFittedError:  # fit on the data being scored
-                rest = clone(self._transform).fit_transform(X)
+                rest = clone(transform).fit_transform(X)
         else:
-            rest = self._transform(X)
+            rest = transform(X)
         if hasattr(rest, "dtypes"):
             bad = [c for c, t in rest.dtypes.items() if t.kind not in "biuf"]
             if bad:
@@ -415,76 +415,68 @@ class HFMScorer(FairnessScorer):
             raise TypeError(HFM_FEATURES_ERROR.format(columns="(array)"))
         return array.astype(np.float64)
 
-    def _score(self, method_caller, estimator, X, y_true, **kwargs):
-        kwargs = dict(kwargs)
-        sensitive_features = self._sensitive_features(X, kwargs)
-        y_true, classes = check_binary_target(y_true, why=repr(self))
-        y_pred = self._predict(method_caller, estimator, X)
-        y_pred = (np.asarray(y_pred) == classes[1]).astype(np.float64)
-        result = self._score_func(
+    def _value(self, X, y_true, y_score, pos_label, sensitive_features, kwargs):
+        y_true = (y_true == pos_label).astype(np.float64)
+        result = self._metric(
             self._features(X),
             y_true,
-            y_pred,
+            y_score,
             sensitive_features=sensitive_features,
-            **{**self._kwargs, **kwargs},
+            **kwargs,
         )
-        value = {"avg": result.df_avg, "max": result.df, "prev": result.df_prev}
-        return -float(value[self._kind])
+        kind = self._params["kind"]
+        return {"avg": result.df_avg, "max": result.df, "prev": result.df_prev}[kind]
 
 
 def make_hfm_scorer(
     *,
     sensitive=None,
+    pos_label=None,
     kind="avg",
+    transform=None,
     method="exact",
     m1=25,
     m2=None,
     random_state=None,
-    transform=None,
+    min_group_size=None,
 ):
     """Make a scorer returning −HFM of the estimator's hard predictions.
 
     HFM's points are ``[label, non-sensitive features]``: the scorer takes the
     features from ``X`` minus the ``sensitive`` columns (or from
-    ``transform(X)``), the labels from ``y`` and ``estimator.predict(X)``.
+    ``transform(X)``), the labels from ``y`` and ``estimator.predict(X)``,
+    both as the 0/1 indicator of the positive class.
 
     Parameters
     ----------
     sensitive : str, int, list of str or int, or None, default=None
         Sensitive column(s) of ``X``, or None for routed
         ``sensitive_features`` (then all of ``X`` is used as features).
+    pos_label : int, float, bool, str or None, default=None
+        The positive class, as for :func:`make_mcdp_scorer`.
     kind : {"avg", "max", "prev"}, default="avg"
         Which degree: ``df_avg`` (average HFM), ``df`` (maximum HFM) or
         ``df_prev`` (previous HFM) of :func:`skfair.metrics.hfm`.
-    method : {"exact", "approx"}, default="exact"
-        Exact nearest-neighbour distances or the paper's approximation.
-    m1, m2 : int, default=25 and None
-        Parameters of the approximation.
-    random_state : int, RandomState or None, default=None
-        Seed of the approximation.
     transform : transformer or callable, default=None
         Maps the scored ``X`` (all its columns) to the numeric non-sensitive
-        features, e.g. :func:`skfair.datasets.make_hfm_encoder`'s encoder,
+        features, e.g. :func:`skfair.model_selection.make_hfm_encoder`,
         which drops the sensitive columns, min-max scales and one-hot encodes.
         A fitted transformer is applied as is; an unfitted one is cloned and
         fitted on the data being scored (the test fold); a callable is
         called. Without it, the features are ``X`` minus the ``sensitive``
         columns, which must then be numeric.
+    method, m1, m2, random_state, min_group_size
+        Passed to :func:`skfair.metrics.hfm`, with its defaults.
 
     Returns
     -------
-    scorer : HFMScorer
+    scorer : callable
         Greater is better (it is −df).
 
     Examples
     --------
     >>> from skfair.metrics import make_hfm_scorer
     >>> make_hfm_scorer(sensitive="sex", kind="max")
-    make_hfm_scorer(sensitive='sex', kind='max', method='exact', m1=25, ...)
+    make_hfm_scorer(sensitive='sex', kind='max')
     """
-    if kind not in ("avg", "max", "prev"):
-        raise ValueError(HFM_KIND_ERROR.format(kind=kind))
-    kwargs = {"method": method, "m1": m1, "m2": m2, "random_state": random_state}
-    return HFMScorer(
-        hfm, sensitive=sensitive, kind=kind, transform=transform, kwargs=kwargs
-    )
+    return _HFMScorer(make_hfm_scorer, hfm, locals())

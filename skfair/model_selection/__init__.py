@@ -1,13 +1,13 @@
 """Fairness-aware model selection and the comparison harness."""
 
 from ._compare import compare_estimators
-from ._learners import hfm_paper_encoder, hfm_paper_learners, hfm_paper_scoring
+from ._hfm_paper import hfm_paper_learners, hfm_paper_scoring, make_hfm_encoder
 from ._selection import fairest_within
 
 __all__ = [
     "compare_estimators",
     "fairest_within",
-    "hfm_paper_encoder",
     "hfm_paper_learners",
     "hfm_paper_scoring",
+    "make_hfm_encoder",
 ]

@@ -1,19 +1,23 @@
-"""Cross-validated comparison of several estimators on accuracy and fairness."""
+"""Cross-validated comparison of several estimators on accuracy and fairness.
+
+Built on :func:`sklearn.model_selection.cross_validate` (which brings
+``return_train_score`` and metadata routing of fit parameters); skfair adds
+the tidy mean/std table over the folds where a metric is defined, the default
+fairness scoring and a progress report.
+"""
 
 from __future__ import annotations
 
 import numbers
+import sys
 import time
 import warnings
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
 from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.metrics import accuracy_score, check_scoring, f1_score
-from sklearn.model_selection import StratifiedKFold, check_cv
-from sklearn.utils import _safe_indexing
-from sklearn.utils.parallel import Parallel, delayed
+from sklearn.metrics import accuracy_score, f1_score
+from sklearn.model_selection import StratifiedKFold, check_cv, cross_validate
 
 from skfair.metrics._group_gaps import (
     demographic_parity_gap,
@@ -34,15 +38,11 @@ SCORING_TYPE_ERROR = (
     "name}}, or a callable(estimator, X, y) returning a dict {{name: value}}; "
     "got {kind}."
 )
-SCORER_OUTPUT_ERROR = (
-    "scorer {name!r} returned {kind}; a scorer returns a real number (or, for "
-    "a callable scoring, a dict {{name: number}})."
-)
 SENSITIVE_REQUIRED_ERROR = (
     "compare_estimators needs sensitive= (column name(s) or index(es) of X) "
     "for its default fairness metrics, or an explicit scoring."
 )
-FIT_FAILED_ERROR = "estimator {name!r} failed on fold {fold} of {n_folds}: {error}"
+FIT_FAILED_ERROR = "estimator {name!r} failed in cross-validation: {error}"
 
 SUMMARY_COLUMNS = ["estimator", "metric", "mean", "std", "n_folds"]
 FOLD_COLUMNS = ["estimator", "fold", "metric", "value"]
@@ -74,105 +74,60 @@ def _check_estimators(estimators):
     return pairs
 
 
-class _DefaultScoring:
-    """Accuracy, F1 and, per sensitive attribute, the HFM paper's group gaps.
+class _GapScoring:
+    """Accuracy, F1 and, per sensitive column, the HFM paper's group gaps.
 
-    A callable ``(estimator, X, y) -> dict``; the group gaps compare the
-    privileged group (the metric's default rule) with the rest.
+    A callable ``(estimator, X, y) -> dict``. The gaps compare the privileged
+    group (``privileged[column]``, or the metric's default rule) with the
+    rest. The positive label is ``pos_label``, or ``estimator.classes_[-1]``:
+    never read from the fold, which may hold one class only. Subclasses add
+    metrics per attribute through ``_context`` and ``_attribute_scores``.
     """
 
-    def __init__(self, sensitive):
+    def __init__(self, sensitive, *, privileged=None, pos_label=None):
         self.sensitive = sensitive
+        self.privileged = privileged
+        self.pos_label = pos_label
+
+    def _context(self, estimator, X):
+        return None
+
+    def _attribute_scores(self, estimator, X, y_true, y_pred, labels, context):
+        return {}
 
     def __call__(self, estimator, X, y):
-        y_true = np.asarray(y)
-        y_pred = estimator.predict(X)
-        positive = np.unique(y_true)[-1]
+        context = self._context(estimator, X)
+        y_true, y_pred = np.asarray(y), np.asarray(estimator.predict(X))
+        positive = self.pos_label
+        if positive is None:
+            positive = estimator.classes_[-1]
         scores = {
             "accuracy": accuracy_score(y_true, y_pred),
-            "f1": f1_score(y_true, y_pred, pos_label=positive),
+            "f1": f1_score(y_true, y_pred, pos_label=positive, zero_division=np.nan),
         }
         groups = select_sensitive(X, self.sensitive)
-        gaps = (
-            ("dp", demographic_parity_gap),
-            ("eo", equal_opportunity_gap),
-            ("pqp", predictive_quality_parity_gap),
-        )
         for attribute in groups.columns:
-            for short, gap in gaps:
-                with warnings.catch_warnings():
-                    # Undefined on this fold: NaN, counted in n_folds.
-                    warnings.simplefilter("ignore", UndefinedMetricWarning)
-                    scores[f"{short}[{attribute}]"] = gap(
-                        y_true,
-                        y_pred,
-                        sensitive_features=groups[attribute],
-                        pos_label=positive,
-                    )
-        return scores
-
-
-class _DictScoring:
-    """Evaluate a dict of scorers; return a dict of their values."""
-
-    def __init__(self, scorers):
-        self.scorers = scorers
-
-    def __call__(self, estimator, X, y):
-        return {name: scorer(estimator, X, y) for name, scorer in self.scorers.items()}
-
-
-def _check_scoring_arg(scoring, sensitive, estimator):
-    if scoring is None:
-        if sensitive is None:
-            raise ValueError(SENSITIVE_REQUIRED_ERROR)
-        _normalise_spec(sensitive)
-        return _DefaultScoring(sensitive)
-    if isinstance(scoring, dict):
-        scorers = {}
-        for name, scorer in scoring.items():
-            if isinstance(scorer, str):
-                scorer = check_scoring(estimator, scoring=scorer)
-            elif not callable(scorer):
-                raise TypeError(
-                    SCORING_TYPE_ERROR.format(kind=f"a dict holding {scorer!r}")
+            kwargs = {"sensitive_features": groups[attribute], "pos_label": positive}
+            if self.privileged is not None:
+                kwargs["privileged"] = self.privileged[attribute]
+            with warnings.catch_warnings():
+                # Undefined on this fold: NaN, counted in n_folds.
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                scores[f"dp[{attribute}]"] = demographic_parity_gap(
+                    y_true, y_pred, **kwargs
                 )
-            scorers[str(name)] = scorer
-        return _DictScoring(scorers)
-    if callable(scoring):
-        return scoring
-    raise TypeError(SCORING_TYPE_ERROR.format(kind=type(scoring).__name__))
-
-
-def _as_float(name, value):
-    if isinstance(value, (numbers.Real, np.number)) and not isinstance(value, bool):
-        return float(value)
-    raise TypeError(SCORER_OUTPUT_ERROR.format(name=name, kind=type(value).__name__))
-
-
-def _fit_and_score(name, estimator, X, y, train, test, scoring, fold, n_folds):
-    estimator = clone(estimator)
-    X_train, y_train = _safe_indexing(X, train), _safe_indexing(y, train)
-    X_test, y_test = _safe_indexing(X, test), _safe_indexing(y, test)
-    try:
-        start = time.perf_counter()
-        estimator.fit(X_train, y_train)
-        fit_time = time.perf_counter() - start
-        start = time.perf_counter()
-        scores = scoring(estimator, X_test, y_test)
-        score_time = time.perf_counter() - start
-    except Exception as error:
-        raise RuntimeError(
-            FIT_FAILED_ERROR.format(
-                name=name, fold=fold + 1, n_folds=n_folds, error=error
+                scores[f"eo[{attribute}]"] = equal_opportunity_gap(
+                    y_true, y_pred, **kwargs
+                )
+                scores[f"pqp[{attribute}]"] = predictive_quality_parity_gap(
+                    y_true, y_pred, **kwargs
+                )
+            scores.update(
+                self._attribute_scores(
+                    estimator, X, y_true, y_pred, groups[attribute], context
+                )
             )
-        ) from error
-    if not isinstance(scores, dict):
-        raise TypeError(
-            SCORER_OUTPUT_ERROR.format(name="scoring", kind=type(scores).__name__)
-        )
-    values = {str(metric): _as_float(metric, value) for metric, value in scores.items()}
-    return name, fold, values, fit_time, score_time
+        return {name: float(value) for name, value in scores.items()}
 
 
 def _mean_std(values):
@@ -186,17 +141,30 @@ def _mean_std(values):
     return float(np.mean(defined)), std, n
 
 
-def _progress_bar(total, enabled):
-    from tqdm.auto import tqdm
+class _Progress:
+    """A tqdm bar on a terminal, else one line per finished estimator."""
 
-    # disable=None: tqdm shows the bar only when stderr is a terminal.
-    return tqdm(
-        total=total,
-        desc="compare_estimators",
-        unit="fit",
-        disable=None if enabled else True,
-        leave=False,
-    )
+    def __init__(self, total, enabled):
+        self.total, self.done, self.bar = total, 0, None
+        self.enabled = enabled
+        if enabled and sys.stderr.isatty():
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, desc="compare_estimators", unit="estimator")
+
+    def update(self, name, seconds):
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update(1)
+            if self.done == self.total:
+                self.bar.close()
+        elif self.enabled:
+            print(
+                f"compare_estimators: {name} done ({self.done}/{self.total}, "
+                f"{seconds:.1f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 def compare_estimators(
@@ -211,12 +179,15 @@ def compare_estimators(
     random_state=None,
     progress=True,
     return_folds=False,
+    return_train_score=False,
+    params=None,
 ):
     """Cross-validate several estimators and tabulate accuracy and fairness.
 
-    Every estimator is fitted on the same folds (a clone per fold) and scored
-    on each test fold; the result is a tidy table of the mean and standard
-    deviation over the folds, one row per estimator and metric.
+    Every estimator is cross-validated by
+    :func:`~sklearn.model_selection.cross_validate` on the same folds; the
+    result is a tidy table of the mean and standard deviation over the
+    folds, one row per estimator and metric.
 
     Parameters
     ----------
@@ -236,28 +207,35 @@ def compare_estimators(
         with that many folds, seeded by ``random_state``; anything else is
         passed to :func:`~sklearn.model_selection.check_cv`.
     scoring : dict, callable or None, default=None
-        ``None``: accuracy, F1 (of the larger label) and, for every sensitive
+        ``None``: accuracy, F1 (of the larger label of ``y``) and, for every sensitive
         column ``a``, ``dp[a]``, ``eo[a]`` and ``pqp[a]``, the HFM paper's
         demographic-parity, equal-opportunity and predictive-quality-parity
         gaps between its two groups (lower is fairer; a gap undefined on a
         fold is NaN there). Every sensitive column must then hold exactly two
         groups; for more, pass a scoring that names the privileged group,
-        e.g. :func:`hfm_paper_scoring`.
+        e.g. :func:`~skfair.model_selection.hfm_paper_scoring`.
         A dict maps metric names to scorers ``scorer(estimator, X, y)`` or
         scikit-learn scorer names. A callable ``scoring(estimator, X, y)``
         returns a dict ``{metric: value}`` (several metrics from one pass).
         Values are reported as the scorers return them: skfair's
         ``make_*_scorer`` scorers are negated (greater is better).
     n_jobs : int or None, default=None
-        Number of (estimator, fold) jobs run in parallel by joblib.
+        Number of folds fitted in parallel (``cross_validate``'s ``n_jobs``).
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling of the folds when ``cv`` is an int; pass an int
         for reproducible folds. The estimators keep their own random_state.
     progress : bool, default=True
-        Show a tqdm progress bar over the estimators × folds (only when
-        stderr is a terminal).
+        Report progress on stderr: a tqdm bar over the estimators when
+        stderr is a terminal, else one line per finished estimator (so that
+        logs show it).
     return_folds : bool, default=False
         Also return the per-fold scores and times.
+    return_train_score : bool, default=False
+        Also score the training folds; their metrics are named ``train_``
+        followed by the metric's name.
+    params : dict or None, default=None
+        Fit parameters (e.g. ``sample_weight``) routed to the estimators and
+        scorers as by ``cross_validate``'s ``params``.
 
     Returns
     -------
@@ -278,13 +256,13 @@ def compare_estimators(
     Raises
     ------
     RuntimeError
-        When an estimator fails to fit or be scored on a fold; the message
-        names the estimator and the fold, and the original error is chained.
+        When an estimator fails to fit or be scored; the message names the
+        estimator, and the original error is chained.
 
     See Also
     --------
+    sklearn.model_selection.cross_validate : One estimator, per-fold arrays.
     hfm_paper_learners : The learners of the HFM paper's comparison.
-    hfm_paper_scoring : The metrics of the HFM paper's Table 2.
 
     Examples
     --------
@@ -306,46 +284,57 @@ def compare_estimators(
     ['accuracy', 'f1', 'dp[x1]', 'eo[x1]', 'pqp[x1]']
     """
     pairs = _check_estimators(estimators)
-    scoring = _check_scoring_arg(scoring, sensitive, pairs[0][1])
+    if scoring is None:
+        if sensitive is None:
+            raise ValueError(SENSITIVE_REQUIRED_ERROR)
+        _normalise_spec(sensitive)
+        scoring = _GapScoring(sensitive, pos_label=np.unique(np.asarray(y))[-1])
+    elif not (isinstance(scoring, dict) or callable(scoring)):
+        raise TypeError(SCORING_TYPE_ERROR.format(kind=type(scoring).__name__))
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
         cv = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=random_state)
     else:
         cv = check_cv(cv, y, classifier=True)
-    y_array = np.asarray(y)
-    splits = list(cv.split(X, y_array))
-    n_folds = len(splits)
-    jobs = [
-        (name, estimator, fold, train, test)
-        for name, estimator in pairs
-        for fold, (train, test) in enumerate(splits)
-    ]
-    parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    results = []
-    with _progress_bar(len(jobs), progress) as bar:
-        for result in parallel(
-            delayed(_fit_and_score)(
-                name, estimator, X, y_array, train, test, scoring, fold, n_folds
+    splits = list(cv.split(X, np.asarray(y)))
+    rows = []
+    report = _Progress(len(pairs), progress)
+    for name, estimator in pairs:
+        start = time.perf_counter()
+        try:
+            result = cross_validate(
+                estimator,
+                X,
+                y,
+                cv=splits,
+                scoring=scoring,
+                n_jobs=n_jobs,
+                return_train_score=return_train_score,
+                params=params,
+                error_score="raise",
             )
-            for name, estimator, fold, train, test in jobs
-        ):
-            results.append(result)
-            bar.update(1)
-
-    order = {name: k for k, (name, _) in enumerate(pairs)}
-    results.sort(key=lambda r: (order[r[0]], r[1]))
-    rows, metric_order = [], {}
-    for name, fold, values, fit_time, score_time in results:
-        for metric, value in values.items():
-            metric_order.setdefault(metric, len(metric_order))
-            rows.append((name, fold, metric, value, fit_time, score_time))
+        except Exception as error:
+            raise RuntimeError(
+                FIT_FAILED_ERROR.format(name=name, error=error)
+            ) from error
+        report.update(name, time.perf_counter() - start)
+        for key, values in result.items():
+            if key.startswith(("test_", "train_")):
+                metric = key.removeprefix("test_")
+                rows += [
+                    (
+                        name,
+                        k,
+                        metric,
+                        float(v),
+                        result["fit_time"][k],
+                        result["score_time"][k],
+                    )
+                    for k, v in enumerate(values)
+                ]
     folds = pd.DataFrame(rows, columns=[*FOLD_COLUMNS, "fit_time", "score_time"])
-    summary_rows = []
-    for name, _ in pairs:
-        mine = folds[folds["estimator"] == name]
-        for metric in sorted(metric_order, key=metric_order.get):
-            values = mine.loc[mine["metric"] == metric, "value"].to_numpy()
-            summary_rows.append((name, metric, *_mean_std(values)))
-    summary = pd.DataFrame(summary_rows, columns=SUMMARY_COLUMNS)
-    if return_folds:
-        return summary, folds
-    return summary
+    groups = folds.groupby(["estimator", "metric"], sort=False)["value"]
+    summary = pd.DataFrame(
+        [(*key, *_mean_std(values.to_numpy())) for key, values in groups],
+        columns=SUMMARY_COLUMNS,
+    )
+    return (summary, folds) if return_folds else summary

@@ -43,21 +43,30 @@ class fairest_within:
 
     Examples
     --------
-    >>> import numpy as np
+    >>> from skfair.model_selection import fairest_within
+    >>> rule = fairest_within(fairness="mcdp", performance="ap", tolerance=0.9)
+
+    Candidates 0 and 2 keep 90 % of the best average precision; 2 is fairer:
+
+    >>> rule({"mean_test_ap": [0.80, 0.70, 0.75], "mean_test_mcdp": [-0.3, 0, -0.1]})
+    2
+
+    As the ``refit`` of a multi-metric search:
+
+    >>> from sklearn.datasets import make_classification
     >>> from sklearn.linear_model import LogisticRegression
     >>> from sklearn.model_selection import GridSearchCV
     >>> from skfair.metrics import make_mcdp_scorer
-    >>> from skfair.model_selection import fairest_within
-    >>> rng = np.random.default_rng(0)
-    >>> X = np.column_stack([rng.normal(size=300), rng.integers(0, 2, 300)])
-    >>> y = (X[:, 0] + X[:, 1] + rng.normal(size=300) > 0.5).astype(int)
+    >>> X, y = make_classification(400, n_features=3, n_informative=2,
+    ...                            n_redundant=0, random_state=0)
+    >>> X[:, 2] = X[:, 0] > 0  # a binary sensitive column
     >>> search = GridSearchCV(
     ...     LogisticRegression(), {"C": [0.001, 0.01, 1.0]},
     ...     scoring={"ap": "average_precision",
-    ...              "mcdp": make_mcdp_scorer(sensitive=1)},
-    ...     refit=fairest_within(fairness="mcdp", performance="ap"),
+    ...              "mcdp": make_mcdp_scorer(sensitive=2)},
+    ...     refit=rule,
     ... ).fit(X, y)
-    >>> search.best_params_ in search.cv_results_["params"]
+    >>> search.best_index_ == rule(search.cv_results_)
     True
     """
 
@@ -78,21 +87,21 @@ class fairest_within:
             f"performance={self.performance!r}, tolerance={self.tolerance!r})"
         )
 
-    def _column(self, cv_results, name):
-        key = f"mean_test_{name}"
-        if key not in cv_results:
-            available = sorted(
-                k[len("mean_test_") :] for k in cv_results if k.startswith("mean_test_")
-            )
-            raise KeyError(
-                MISSING_KEY_ERROR.format(
-                    key=key,
-                    fairness=self.fairness,
-                    performance=self.performance,
-                    available=available,
+    def _columns(self, cv_results):
+        """Mean test performance and fairness of every candidate."""
+        columns = []
+        for name in (self.performance, self.fairness):
+            key = f"mean_test_{name}"
+            if key not in cv_results:
+                available = sorted(
+                    k[len("mean_test_") :]
+                    for k in cv_results
+                    if k.startswith("mean_test_")
                 )
-            )
-        return np.asarray(cv_results[key], dtype=np.float64)
+                fairness, performance = self.fairness, self.performance
+                raise KeyError(MISSING_KEY_ERROR.format(**locals()))
+            columns.append(np.asarray(cv_results[key], dtype=np.float64))
+        return columns
 
     def eligible(self, cv_results):
         """Boolean mask of the candidates within tolerance of the best.
@@ -106,8 +115,7 @@ class fairest_within:
         -------
         mask : ndarray of bool
         """
-        performance = self._column(cv_results, self.performance)
-        fairness = self._column(cv_results, self.fairness)
+        performance, fairness = self._columns(cv_results)
         valid = np.isfinite(performance) & np.isfinite(fairness)
         if not valid.any():
             raise ValueError(
@@ -118,23 +126,8 @@ class fairest_within:
         return valid & (performance >= floor)
 
     def __call__(self, cv_results):
-        """Index of the selected candidate in ``cv_results``.
-
-        Parameters
-        ----------
-        cv_results : dict
-            A search's ``cv_results_``.
-
-        Returns
-        -------
-        index : int
-        """
-        mask = self.eligible(cv_results)
-        fairness = self._column(cv_results, self.fairness)
-        performance = self._column(cv_results, self.performance)
-        candidates = np.flatnonzero(mask)
+        """Index of the selected candidate in a search's ``cv_results_``."""
+        candidates = np.flatnonzero(self.eligible(cv_results))
+        performance, fairness = (c[candidates] for c in self._columns(cv_results))
         # lexsort: last key is primary -> fairness, then performance, then index.
-        order = np.lexsort(
-            (candidates, -performance[candidates], -fairness[candidates])
-        )
-        return int(candidates[order[0]])
+        return int(candidates[np.lexsort((candidates, -performance, -fairness))[0]])

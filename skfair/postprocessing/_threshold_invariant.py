@@ -12,20 +12,29 @@ from typing import ClassVar
 
 import numpy as np
 import pandas as pd
+from sklearn import get_config
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
     MetaEstimatorMixin,
-    _fit_context,
+    _fit_context,  # no public equivalent (parameter validation)
     clone,
 )
 from sklearn.frozen import FrozenEstimator
-from sklearn.model_selection import check_cv
-from sklearn.utils import _safe_indexing, get_tags
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.model_selection import check_cv, cross_val_predict
+from sklearn.utils import get_tags
+from sklearn.utils._param_validation import (  # no public equivalent
+    HasMethods,
+    Interval,
+    StrOptions,
+)
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    process_routing,
+)
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import (
     assert_all_finite,
     check_is_fitted,
@@ -36,7 +45,11 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ..utils._sensitive import check_sensitive_features, select_sensitive
+from ..utils._sensitive import (
+    check_sensitive_features,
+    select_sensitive,
+    sensitive_groupings,
+)
 from ..utils._validation import (
     check_binary_target,
     check_sample_weight_1d,
@@ -49,11 +62,6 @@ UNSEEN_GROUP_ERROR = (
     "that holds every group, or set unseen_group='pooled' (map them through "
     "the pooled score distribution) or unseen_group='identity' (leave their "
     "scores unrepaired)."
-)
-NOT_A_PARTITION_ERROR = (
-    "cv must put every sample in exactly one test fold so that each gets one "
-    "out-of-fold score; {count} of the {n_samples} samples are in {what}. Use "
-    "a K-fold splitter (e.g. StratifiedKFold), or calibration='in_sample'."
 )
 SAMPLE_WEIGHT_UNSUPPORTED_ERROR = (
     "sample_weight was given, but {name}.fit does not accept sample_weight; "
@@ -68,22 +76,6 @@ FROZEN_CLASSES_ERROR = (
     "The frozen estimator was fitted on classes {fitted}, but y holds classes "
     "{given}; fit the post-processor on data with the same labels."
 )
-
-
-def _encode_groups(columns):
-    """The intersection grouping of the sensitive ``columns``."""
-    return check_sensitive_features(columns).intersection()
-
-
-def _check_not_empty(X, estimator):
-    """Reject ``X`` without samples or features with scikit-learn's message."""
-    shape = np.shape(X)
-    for axis, what in ((0, "sample"), (1, "feature")):
-        if len(shape) > axis and shape[axis] == 0:
-            raise ValueError(
-                f"Found array with 0 {what}(s) (shape={tuple(shape)}) while a "
-                f"minimum of 1 is required by {type(estimator).__name__}."
-            )
 
 
 def _weighted_quantiles(values, weights, levels):
@@ -159,21 +151,20 @@ def _row_uniforms(X, seed):
     return (z >> np.uint64(11)).astype(np.float64) * 2.0**-53
 
 
-def _fit_and_score(estimator, X, y, train, test, sample_weight, response_method):
-    """Fit ``estimator`` on ``train`` and return its scores on ``test``."""
-    fit_params = {}
-    if sample_weight is not None:
-        fit_params["sample_weight"] = sample_weight[train]
-    estimator.fit(_safe_indexing(X, train), _safe_indexing(y, train), **fit_params)
-    return _positive_scores(estimator, _safe_indexing(X, test), response_method)
-
-
-def _positive_scores(estimator, X, response_method):
-    """Scores of the positive class (``classes_[1]``) from ``response_method``."""
-    scores = getattr(estimator, response_method)(X)
+def _positive_scores(scores, response_method):
+    """The positive class's (``classes_[1]``) column of ``response_method``."""
     if response_method == "predict_proba":
         scores = scores[:, 1]
     return check_scores(np.asarray(scores, dtype=np.float64).ravel(), name="scores")
+
+
+def _response_method(estimator, response_method):
+    """The method of ``estimator`` whose scores are repaired."""
+    if response_method != "auto":
+        return response_method
+    return (
+        "predict_proba" if hasattr(estimator, "predict_proba") else "decision_function"
+    )
 
 
 def _has_response(needed):
@@ -182,14 +173,7 @@ def _has_response(needed):
     def check(self):
         estimator = getattr(self, "estimator_", self.estimator)
         getattr(estimator, needed)  # AttributeError if the estimator lacks it
-        if self.response_method == "auto":
-            used = (
-                "predict_proba"
-                if hasattr(estimator, "predict_proba")
-                else "decision_function"
-            )
-        else:
-            used = self.response_method
+        used = _response_method(estimator, self.response_method)
         if used != needed:
             raise AttributeError(
                 f"{needed} is not available: the repaired scores come from "
@@ -238,7 +222,9 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
         The sensitive column(s) of ``X``: name(s) when ``X`` is a DataFrame,
         integer index(es) when it is an array. With several columns the groups
         are their intersection. The columns are also passed to ``estimator``;
-        drop them inside a pipeline if the model should not see them.
+        drop them inside a pipeline if the model should not see them. A
+        numeric column with many distinct values (a continuous variable) is
+        refused: bin it first.
 
     repair : float in [0, 1], default=1.0
         How far every score moves towards the barycentre: 0 leaves the scores
@@ -248,7 +234,8 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
 
     cv : int, cross-validation generator or iterable, default=5
         How the out-of-fold scores that estimate ``F_g`` are produced (with
-        ``calibration="oof"``): an int gives a
+        ``calibration="oof"``, by
+        :func:`~sklearn.model_selection.cross_val_predict`): an int gives a
         :class:`~sklearn.model_selection.StratifiedKFold` on ``y``; a splitter
         or iterable must put every sample in exactly one test fold.
 
@@ -296,6 +283,15 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
         ValueError, map its scores with the pooled CDF ``F̂`` onto the
         barycentre, or leave them unrepaired.
 
+    min_group_size : int or None, default=None
+        None gives every group its own map and warns (``SmallGroupWarning``)
+        about groups of fewer than 30 samples. An int ``k`` leaves out the
+        groups of fewer than ``k`` fit samples: they get no map of their own,
+        do not weigh in the barycentre, and their scores are mapped like
+        ``unseen_group="pooled"`` maps (through the pooled CDF onto the
+        barycentre), whatever ``unseen_group`` says. Fewer than two groups
+        left is an error.
+
     n_jobs : int, default=None
         Number of jobs fitting the cross-validation clones in parallel.
 
@@ -313,6 +309,9 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
     groups_ : list
         The group labels seen during fit (tuples with several sensitive
         columns), in the order of the rows of ``quantiles_``.
+
+    left_out_groups_ : list
+        The groups seen during fit but left out by ``min_group_size``.
 
     group_weights_ : ndarray of shape (n_groups,)
         The groups' (weighted) proportions ``w_g``.
@@ -432,6 +431,7 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
         "smoothing": [Interval(Real, 0, None, closed="left")],
         "ties": [StrOptions({"random", "midrank"})],
         "unseen_group": [StrOptions({"error", "pooled", "identity"})],
+        "min_group_size": [Interval(Integral, 1, None, closed="left"), None],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
     }
@@ -450,55 +450,43 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
         smoothing=10.0,
         ties="random",
         unseen_group="error",
+        min_group_size=None,
         n_jobs=None,
         random_state=None,
     ):
-        self.estimator = estimator
-        self.sensitive = sensitive
-        self.repair = repair
-        self.cv = cv
-        self.threshold = threshold
-        self.response_method = response_method
-        self.calibration = calibration
-        self.n_quantiles = n_quantiles
-        self.smoothing = smoothing
-        self.ties = ties
-        self.unseen_group = unseen_group
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+        vars(self).update({k: v for k, v in locals().items() if k != "self"})
 
-    def _resolve_response_method(self):
-        if self.response_method != "auto":
-            return self.response_method
-        if hasattr(self.estimator, "predict_proba"):
-            return "predict_proba"
-        return "decision_function"
+    def _sensitive_columns(self, X):
+        """The sensitive columns of ``X`` as a DataFrame."""
+        return select_sensitive(X, self.sensitive)
 
-    def _groups(self, X, *, defer_type_errors=False):
+    def _groups(self, X, *, fit=False):
         """Encode the groups of ``X``: the intersection of its sensitive columns.
 
-        With ``defer_type_errors``, labels that cannot be encoded (e.g.
-        unhashable objects) return ``None`` instead of raising, so that the
-        estimator can first reject such ``X`` with its own message.
+        At fit through :func:`~skfair.utils.sensitive_groupings` (two groups
+        at least, ``min_group_size``, small-group warning). A categorical's
+        unused categories are not groups: a subset of rows may miss some.
         """
-        columns = select_sensitive(X, self.sensitive)
+        columns = self._sensitive_columns(X)
         for name in columns.columns:
-            # Compare observed values only: a categorical's unused categories
-            # are not groups, and a subset of rows may miss some of them.
             if isinstance(columns[name].dtype, pd.CategoricalDtype):
-                columns[name] = columns[name].astype(object)
-        try:
-            return _encode_groups(columns), columns
-        except TypeError:
-            if not defer_type_errors:
-                raise
-            return None, columns
+                columns[name] = columns[name].cat.remove_unused_categories()
+        if not fit:
+            return check_sensitive_features(columns).intersection()
+        (grouping,) = sensitive_groupings(columns, min_group_size=self.min_group_size)
+        left_out = columns[~grouping.kept]
+        self.left_out_groups_ = (
+            list(check_sensitive_features(left_out).intersection().labels)
+            if len(left_out)
+            else []
+        )
+        return grouping
 
     @_fit_context(
         # ThresholdInvariantClassifier.estimator is not validated yet
         prefer_skip_nested_validation=False
     )
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the base classifier and estimate every group's score distribution.
 
         Parameters
@@ -513,14 +501,19 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
             Sample weights, passed to the estimator's ``fit`` and used in the
             groups' quantiles and proportions.
 
+        **fit_params : dict
+            Further parameters of the estimator's ``fit``. With metadata
+            routing enabled, they (and ``sample_weight``) go where they are
+            requested, e.g. ``groups`` to a group-aware ``cv`` splitter.
+
         Returns
         -------
         self : object
             The fitted post-processor.
         """
         X, y = indexable(X, y)
-        _check_not_empty(X, self)
-        validate_data(self, X, skip_check_array=True)
+        # X is the estimator's to validate: here only its shape and names
+        validate_data(self, X, dtype=None, ensure_all_finite=False)
         y = column_or_1d(y, warn=True)
         if y.dtype.kind in "fc":
             assert_all_finite(y, input_name="y")
@@ -539,22 +532,16 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
             name="y" if sample_weight is None else "y (where sample_weight > 0)",
             why="ThresholdInvariantClassifier",
         )
-        grouping, columns = self._groups(X, defer_type_errors=True)
-        response_method = self._resolve_response_method()
+        try:
+            grouping = self._groups(X, fit=True)
+        except TypeError:  # unhashable labels: let the estimator reject X first
+            grouping = None
+        response_method = _response_method(self.estimator, self.response_method)
         frozen = isinstance(self.estimator, FrozenEstimator)
-        if (
-            sample_weight is not None
-            and not frozen
-            and not has_fit_parameter(self.estimator, "sample_weight")
-        ):
-            raise TypeError(
-                SAMPLE_WEIGHT_UNSUPPORTED_ERROR.format(
-                    name=type(self.estimator).__name__
-                )
-            )
-        fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
+        fit_params, split_params = self._route(sample_weight, fit_params, frozen)
 
         if frozen:
+            check_is_fitted(self.estimator)
             self.estimator_ = self.estimator
             fitted = np.asarray(self.estimator_.classes_)
             if fitted.shape != classes.shape or not np.all(fitted == classes):
@@ -563,13 +550,22 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
                         fitted=fitted.tolist(), given=classes.tolist()
                     )
                 )
-            scores = _positive_scores(self.estimator_, X, response_method)
-        elif self.calibration == "in_sample":
+        elif self.calibration == "oof":
+            oof = cross_val_predict(
+                clone(self.estimator),
+                X,
+                y,
+                cv=check_cv(self.cv, y, classifier=True),
+                method=response_method,
+                n_jobs=self.n_jobs,
+                params={**fit_params, **split_params},
+            )
+            scores = _positive_scores(oof, response_method)
+        if not frozen:
             self.estimator_ = clone(self.estimator).fit(X, y, **fit_params)
-            scores = _positive_scores(self.estimator_, X, response_method)
-        else:
-            scores = self._out_of_fold_scores(X, y, sample_weight, response_method)
-            self.estimator_ = clone(self.estimator).fit(X, y, **fit_params)
+        if frozen or self.calibration == "in_sample":
+            method = getattr(self.estimator_, response_method)
+            scores = _positive_scores(method(X), response_method)
 
         self.classes_ = np.asarray(self.estimator_.classes_)
         self.response_method_ = response_method
@@ -580,45 +576,46 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         self._hash_seed = int(seed)
         if grouping is None:  # labels were unhashable and X passed the estimator
-            grouping = _encode_groups(columns)
+            grouping = self._groups(X, fit=True)
         self._fit_tables(scores, grouping, sample_weight)
         return self
 
-    def _out_of_fold_scores(self, X, y, sample_weight, response_method):
-        cv = check_cv(self.cv, y, classifier=True)
-        splits = list(cv.split(X, y))
-        n_samples = y.shape[0]
-        seen = np.zeros(n_samples, dtype=np.intp)
-        for _, test in splits:
-            np.add.at(seen, test, 1)
-        if np.any(seen != 1):
-            missing, repeated = int(np.sum(seen == 0)), int(np.sum(seen > 1))
-            count, what = (
-                (missing, "no test fold")
-                if missing
-                else (repeated, "several test folds")
+    def _route(self, sample_weight, fit_params, frozen):
+        """The parameters of the estimator's ``fit`` and of the splitter."""
+        if get_config()["enable_metadata_routing"]:
+            routed = process_routing(
+                self, "fit", sample_weight=sample_weight, **fit_params
             )
-            raise ValueError(
-                NOT_A_PARTITION_ERROR.format(
-                    count=count, n_samples=n_samples, what=what
+            return routed.estimator.fit, routed.splitter.split
+        if sample_weight is None:
+            return fit_params, {}
+        if not frozen and not has_fit_parameter(self.estimator, "sample_weight"):
+            raise TypeError(
+                SAMPLE_WEIGHT_UNSUPPORTED_ERROR.format(
+                    name=type(self.estimator).__name__
                 )
             )
-        fold_scores = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_and_score)(
-                clone(self.estimator),
-                X,
-                y,
-                train,
-                test,
-                sample_weight,
-                response_method,
+        return {**fit_params, "sample_weight": sample_weight}, {}
+
+    def get_metadata_routing(self):
+        """Route ``fit``'s metadata to the estimator's ``fit`` and the cv's ``split``.
+
+        Returns
+        -------
+        routing : MetadataRouter
+        """
+        return (
+            MetadataRouter(owner=self)
+            .add_self_request(self)
+            .add(
+                estimator=self.estimator,
+                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
             )
-            for train, test in splits
+            .add(
+                splitter=check_cv(self.cv, classifier=True),
+                method_mapping=MethodMapping().add(caller="fit", callee="split"),
+            )
         )
-        scores = np.empty(n_samples)
-        for (_, test), values in zip(splits, fold_scores):
-            scores[test] = values
-        return scores
 
     def _fit_tables(self, scores, grouping, sample_weight):
         """Store the groups' quantile tables and their barycentre."""
@@ -626,8 +623,9 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
         weights = np.ones(n_samples) if sample_weight is None else sample_weight
         levels = np.linspace(0.0, 1.0, self.n_quantiles)
         pooled = _weighted_quantiles(scores, weights, levels)
+        kept = grouping.kept
         sizes = np.bincount(
-            grouping.codes, weights=weights, minlength=grouping.n_groups
+            grouping.codes[kept], weights=weights[kept], minlength=grouping.n_groups
         )
         present = sizes > 0  # groups whose samples all have weight 0 are dropped
         # the pooled table as pseudo-samples: one per level, `smoothing` in all
@@ -652,10 +650,13 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
     def _repaired_scores(self, X):
         check_is_fitted(self)
         # the estimator validates X first, with its own messages
-        scores = _positive_scores(self.estimator_, X, self.response_method_)
+        method = getattr(self.estimator_, self.response_method_)
+        scores = _positive_scores(method(X), self.response_method_)
         validate_data(self, X, reset=False, skip_check_array=True)
-        grouping, _ = self._groups(X)
-        index = {label: k for k, label in enumerate(self.groups_)}
+        grouping = self._groups(X)
+        pooled = len(self.groups_)  # the pooled table's index
+        index = dict.fromkeys(self.left_out_groups_, pooled)
+        index.update({label: k for k, label in enumerate(self.groups_)})
         fit_codes = np.array([index.get(lab, -1) for lab in grouping.labels])
         codes = fit_codes[grouping.codes]
         unseen = codes < 0
@@ -674,10 +675,9 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
         else:
             jitter = np.full(scores.shape[0], 0.5)
         levels = np.empty_like(scores)
-        tables = list(self.quantiles_)
+        tables = [*self.quantiles_, self.pooled_quantiles_]
         if self.unseen_group == "pooled":
-            tables.append(self.pooled_quantiles_)
-            codes = np.where(unseen, len(self.groups_), codes)
+            codes = np.where(unseen, pooled, codes)
         for k in np.unique(codes[codes >= 0]):
             rows = codes == k
             left, right = _cdf_bounds(tables[k], self.quantile_levels_, scores[rows])
@@ -713,7 +713,7 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Samples, including the ``sensitive`` column(s).
+            Samples to score, with the sensitive column(s) that pick each one's map.
 
         Returns
         -------
@@ -728,7 +728,7 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Samples, including the ``sensitive`` column(s).
+            Samples to classify (with the ``sensitive`` columns).
 
         Returns
         -------

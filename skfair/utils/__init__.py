@@ -1,35 +1,44 @@
-"""Sensitive-attribute resolution and input validation shared by skfair."""
+"""Sensitive-attribute resolution and input validation shared by skfair.
 
+Public: the resolver (:func:`check_sensitive_features`,
+:func:`sensitive_groupings`, :func:`select_sensitive`, :func:`drop_sensitive`,
+:func:`resolve_privileged`) and :class:`SmallGroupWarning`. The validators
+imported below but left out of ``__all__`` serve skfair's own subpackages;
+they may change without notice.
+"""
+
+# ruff: noqa: F401 (the helpers left out of __all__ are re-exported on purpose)
 from ._sensitive import (
+    SMALL_GROUP_SIZE,
     Grouping,
     SensitiveAttributes,
+    SmallGroupWarning,
     check_at_least_two_groups,
     check_sensitive_features,
     drop_sensitive,
+    privileged_by_column,
+    resolve_privileged,
     select_sensitive,
     sensitive_groupings,
 )
 from ._validation import (
     check_binary_target,
     check_fraction,
+    check_same_index,
     check_same_length,
     check_sample_weight_1d,
     check_scores,
+    column_1d,
     column_or_1d_numeric,
+    same_label,
 )
 
 __all__ = [
-    "Grouping",
-    "SensitiveAttributes",
-    "check_at_least_two_groups",
-    "check_binary_target",
-    "check_fraction",
-    "check_same_length",
-    "check_sample_weight_1d",
-    "check_scores",
+    "SMALL_GROUP_SIZE",
+    "SmallGroupWarning",
     "check_sensitive_features",
-    "column_or_1d_numeric",
     "drop_sensitive",
+    "resolve_privileged",
     "select_sensitive",
     "sensitive_groupings",
 ]

@@ -13,12 +13,13 @@ Two entry points, used by every part of skfair:
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ._validation import LENGTH_MISMATCH_ERROR
+from ._validation import LENGTH_MISMATCH_ERROR, same_label
 
 NAN_SENSITIVE_ERROR = (
     "sensitive attribute {name!r} contains {count} missing value(s) (NaN/None), "
@@ -61,43 +62,130 @@ SPEC_EMPTY_ERROR = "sensitive must name at least one column; got an empty list."
 SPEC_NONE_ERROR = (
     "No sensitive attribute given: pass sensitive= (column name(s) or index(es) of X)."
 )
+PRIVILEGED_UNKNOWN_ERROR = (
+    "privileged={privileged!r} is not a group of {name!r}; its groups are "
+    "{labels}. Pass one of them (a tuple of labels when several attributes "
+    "are intersected), or None for the most frequent group."
+)
+PRIVILEGED_TYPE_ERROR = (
+    "privileged must map every sensitive column to its privileged value (a "
+    "dict), or be a single value when there is one sensitive column; got "
+    "{privileged!r} for sensitive={sensitive!r}."
+)
+PRIVILEGED_KEYS_ERROR = (
+    "privileged must give a value for exactly the sensitive columns "
+    "{expected}; got keys {got}."
+)
 SPEC_SPARSE_ERROR = (
     "X is a sparse matrix; sensitive columns cannot be read from it. Pass X as "
     "a DataFrame or dense array."
 )
 
 
-@dataclass(frozen=True)
+# Groups smaller than this are named in a SmallGroupWarning (min_group_size=None).
+SMALL_GROUP_SIZE = 30
+# A numeric (non-categorical) attribute with more distinct values than this is
+# taken for a continuous variable, as is any attribute whose groups average
+# fewer than _MIN_MEAN_GROUP_SIZE samples once there are more than this many.
+MAX_NUMERIC_GROUPS = 50
+_MIN_MEAN_GROUP_SIZE = 5
+SMALL_GROUP_WARNING = (
+    "{name!r} has {n_small} group(s) with fewer than {threshold} samples: "
+    "{groups}; a comparison of groups this small mostly "
+    "measures sampling noise, and with agg='max' the smallest groups decide "
+    "the value. Pass min_group_size=k to leave out groups with fewer than k "
+    "samples, or min_group_size=1 to keep every group without this warning."
+)
+MIN_GROUP_SIZE_ERROR = "min_group_size must be None or an integer >= 1; got {value!r}."
+CONTINUOUS_SENSITIVE_ERROR = (
+    "sensitive attribute {name!r} looks continuous: {n_groups} distinct values "
+    "in {n_samples} samples, and every distinct value would become its own "
+    "group. Bin it into a few groups first, e.g. pd.cut(column, bins=[0, 25, "
+    "45, 65, 150]) or pd.qcut(column, q=4); if these values really are groups, "
+    "pass the column as a pandas categorical (column.astype('category'))."
+)
+
+
+class SmallGroupWarning(UserWarning):
+    """A group is too small for a fairness comparison to mean much.
+
+    Emitted when ``min_group_size=None`` (the default) and a group has fewer
+    than :data:`SMALL_GROUP_SIZE` samples; the message names each such group
+    and its size. Pass ``min_group_size=k`` to leave out groups with fewer
+    than ``k`` samples instead (``min_group_size=1`` keeps every group
+    silently).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always", SmallGroupWarning)
+    ...     _ = sensitive_groupings(["a"] * 40 + ["b"] * 3)
+    >>> print(str(caught[0].message).split(";")[0])
+    'sensitive_features' has 1 group(s) with fewer than 30 samples: 'b' (3 samples)
+    """
+
+
+@dataclass(frozen=True, eq=False)
 class Grouping:
     """One partition of the samples into groups.
+
+    Compared by identity (its arrays make value equality ambiguous).
 
     Attributes
     ----------
     name : str
         The attribute's name (``"a & b"`` for an intersection).
     codes : ndarray of shape (n_samples,), dtype intp
-        Group index of every sample, in ``range(n_groups)``.
+        Group index of every sample, in ``range(n_groups)``, or -1 for a
+        sample of a group left out by ``min_group_size``.
     labels : tuple
         The label of each group, in code order; tuples for intersections.
+    n_left_out : int, default=0
+        Number of samples left out (code -1).
     """
 
     name: str
     codes: np.ndarray
     labels: tuple
+    n_left_out: int = 0
 
     @property
     def n_groups(self):
         """Number of groups."""
         return len(self.labels)
 
+    @property
+    def kept(self):
+        """Boolean mask of the samples that belong to a compared group."""
+        return self.codes >= 0
+
+    def restrict(self, values):
+        """``values`` of the kept samples only (``values`` itself if all kept)."""
+        return values if self.n_left_out == 0 else values[self.codes >= 0]
+
     def counts(self):
         """Number of samples in each group, in code order."""
-        return np.bincount(self.codes, minlength=self.n_groups)
+        return np.bincount(self.restrict(self.codes), minlength=self.n_groups)
+
+    def keep_at_least(self, min_size):
+        """The grouping without the groups of fewer than ``min_size`` samples."""
+        counts = self.counts()
+        small = counts < min_size
+        if not small.any():
+            return self
+        table = np.append(np.cumsum(~small) - 1, -1)  # code -1 stays -1
+        table[:-1][small] = -1
+        labels = tuple(label for label, s in zip(self.labels, small) if not s)
+        left_out = self.n_left_out + int(counts[small].sum())
+        return Grouping(self.name, table[self.codes], labels, left_out)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SensitiveAttributes:
     """Validated, encoded sensitive attributes.
+
+    Compared by identity (its arrays make value equality ambiguous).
 
     Attributes
     ----------
@@ -133,14 +221,13 @@ class SensitiveAttributes:
             return self.attribute(0)
         dims = tuple(len(c) for c in self.categories)
         flat = np.ravel_multi_index(tuple(self.codes.T), dims)
-        uniques, codes = np.unique(flat, return_inverse=True)
-        parts = np.unravel_index(uniques, dims)
+        codes, labels = _encode_integers(flat)
+        parts = np.unravel_index(np.asarray(labels, dtype=np.intp), dims)
         labels = tuple(
             tuple(self.categories[k][parts[k][g]] for k in range(self.n_attributes))
-            for g in range(uniques.size)
+            for g in range(len(labels))
         )
-        name = " & ".join(self.names)
-        return Grouping(name, codes.astype(np.intp), labels)
+        return Grouping(" & ".join(self.names), codes, labels)
 
     def groupings(self, combine="intersection"):
         """Groupings to compare: the intersection, or each attribute (marginal).
@@ -186,38 +273,136 @@ def _encode_integers(raw):
 
 
 def _encode_column(values, name):
-    """Factorise one attribute, rejecting missing values."""
+    """Factorise one attribute in one pass, rejecting missing values."""
     if isinstance(values, np.ndarray) and values.dtype.kind in "biu":
-        return _encode_integers(values)  # fast path: no missing values possible
-    declared = None
+        return _encode_integer_column(values, name)  # no missing values possible
     if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
-        declared = values.cat.categories
-    series = pd.Series(np.asarray(values, dtype=object) if declared is None else values)
-    missing = series.isna().to_numpy()
+        codes, labels = values.cat.codes.to_numpy(), values.cat.categories
+        _check_missing(codes < 0, name)
+        present = np.bincount(codes, minlength=len(labels)) > 0
+        if not present.all():
+            absent = [labels[i] for i in np.flatnonzero(~present)]
+            raise ValueError(EMPTY_GROUP_ERROR.format(labels=absent, name=name))
+        return codes.astype(np.intp), tuple(labels.tolist())
+    if isinstance(values, pd.Series):
+        if pd.api.types.is_string_dtype(values.dtype) and hasattr(
+            values.array, "__arrow_array__"
+        ):
+            return _encode_arrow(values.array, name)
+        values = values.to_numpy()
+    raw = np.asarray(values)
+    if raw.dtype.kind in "biu":
+        return _encode_integer_column(raw, name)
+    if raw.dtype.kind == "U" and raw.ndim == 1:
+        codes, uniques = _factorize_unicode(raw)
+    else:
+        codes, uniques = pd.factorize(raw)  # missing values get code -1
+        _check_missing(codes < 0, name)
+    codes, labels = _sort_labels(codes, list(uniques))
+    _check_continuous(name, raw.dtype.kind, len(labels), codes.shape[0])
+    return codes, labels
+
+
+def _encode_integer_column(raw, name):
+    codes, labels = _encode_integers(raw)
+    _check_continuous(name, raw.dtype.kind, len(labels), codes.shape[0])
+    return codes, labels
+
+
+def _check_missing(missing, name):
     if missing.any():
         first = int(np.flatnonzero(missing)[0])
         raise ValueError(
             NAN_SENSITIVE_ERROR.format(name=name, count=int(missing.sum()), first=first)
         )
-    if declared is not None:
-        present = np.zeros(len(declared), dtype=bool)
-        codes = series.cat.codes.to_numpy()
-        present[np.unique(codes)] = True
-        if not present.all():
-            absent = [declared[i] for i in np.flatnonzero(~present)]
-            raise ValueError(EMPTY_GROUP_ERROR.format(labels=absent, name=name))
-        return codes.astype(np.intp), tuple(declared.tolist())
-    raw = np.asarray(values)
-    if raw.dtype.kind in "biu":
-        return _encode_integers(raw)
-    if raw.dtype.kind == "f":
-        uniques, codes = np.unique(raw, return_inverse=True)
-        return codes.astype(np.intp).ravel(), tuple(uniques.tolist())
+
+
+def _check_continuous(name, kind, n_groups, n_samples):
+    """Refuse an attribute that looks like a continuous variable.
+
+    The rule: more than ``MAX_NUMERIC_GROUPS`` distinct values in a numeric
+    (int or float, not categorical) column, or, for any column, more than
+    ``MAX_NUMERIC_GROUPS`` groups averaging fewer than ``_MIN_MEAN_GROUP_SIZE``
+    samples. A pandas categorical is never refused: its categories are
+    declared groups.
+    """
+    many = n_groups > MAX_NUMERIC_GROUPS
+    if many and (kind in "iuf" or n_groups * _MIN_MEAN_GROUP_SIZE > n_samples):
+        raise ValueError(
+            CONTINUOUS_SENSITIVE_ERROR.format(
+                name=name, n_groups=n_groups, n_samples=n_samples
+            )
+        )
+
+
+def _sort_labels(codes, uniques):
+    """Renumber codes so that the labels are sorted (when they are orderable)."""
     try:
-        codes, uniques = pd.factorize(series, sort=True)
-    except TypeError:  # labels of mixed, unorderable types
-        codes, uniques = pd.factorize(series, sort=False)
-    return codes.astype(np.intp), tuple(pd.Index(uniques).tolist())
+        order = sorted(range(len(uniques)), key=uniques.__getitem__)
+    except TypeError:  # labels of mixed, unorderable types: first-seen order
+        return codes.astype(np.intp, copy=False), tuple(uniques)
+    rank = np.empty(len(uniques), dtype=np.intp)
+    rank[order] = np.arange(len(uniques))
+    labels = tuple(_python_scalar(uniques[k]) for k in order)
+    return rank[codes], labels
+
+
+def _python_scalar(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _encode_arrow(array, name):
+    """Dictionary-encode an Arrow-backed column (pandas' ``str`` dtype)."""
+    import pyarrow as pa  # present whenever pandas holds Arrow-backed data
+
+    encoded = pa.chunked_array(pa.array(array)).dictionary_encode().combine_chunks()
+    indices = encoded.indices
+    if indices.null_count:
+        _check_missing(np.asarray(indices.is_null()), name)
+    codes = indices.to_numpy(zero_copy_only=False).astype(np.intp)
+    codes, labels = _sort_labels(codes, encoded.dictionary.to_pylist())
+    _check_continuous(name, "O", len(labels), codes.shape[0])
+    return codes, labels
+
+
+def _factorize_unicode(raw):
+    """Factorise a NumPy unicode array without an object copy.
+
+    Each fixed-width string is read as its UTF-32 code units. When they fit
+    (e.g. ASCII strings of up to 9 characters), they are packed exactly into
+    one uint64 per string; otherwise they are hashed into one, and a
+    vectorised comparison with each code's first string rules out collisions
+    (if any, pandas' factorisation of the strings is used instead). Either
+    way the integers are factorised in one linear pass.
+    """
+    raw = np.ascontiguousarray(raw)
+    width = raw.dtype.itemsize // 4
+    if width == 0:
+        return np.zeros(raw.shape[0], dtype=np.intp), [""]
+    units = raw.view(np.uint32).reshape(-1, width)
+    bits = max(int(units.max()).bit_length(), 1)
+    exact = bits * width <= 64
+    step, mix = (bits, np.bitwise_or) if exact else (20, np.bitwise_xor)
+    keys = units[:, 0].astype(np.uint64)
+    for k in range(1, width):
+        if exact:
+            keys <<= np.uint64(step)
+        else:
+            keys *= np.uint64(0x9E3779B97F4A7C15)
+        mix(keys, units[:, k], out=keys)
+    codes, packed = pd.factorize(keys)
+    if exact:  # unpack the labels from their keys
+        shifts = np.arange(width - 1, -1, -1, dtype=np.uint64) * np.uint64(bits)
+        mask = np.uint64((1 << bits) - 1)
+        unpacked = (packed[:, None] >> shifts) & mask
+        uniques = unpacked.astype(np.uint32).view(raw.dtype).ravel()
+        return codes, uniques.tolist()
+    first = np.empty(packed.shape[0], dtype=np.intp)
+    first[codes[::-1]] = np.arange(codes.shape[0] - 1, -1, -1)
+    uniques = raw[first]
+    if not np.array_equal(uniques[codes], raw):  # a hash collision
+        return pd.factorize(raw.astype(object))
+    return codes, uniques.tolist()
 
 
 def check_sensitive_features(
@@ -244,8 +429,11 @@ def check_sensitive_features(
     Raises
     ------
     ValueError
-        On missing labels, a length mismatch, a wrong number of dimensions, or
-        a declared categorical group with no samples.
+        On missing labels, a length mismatch, a wrong number of dimensions, a
+        declared categorical group with no samples, or an attribute that looks
+        continuous: more than ``MAX_NUMERIC_GROUPS = 50`` distinct values in a
+        numeric column, or more than 50 groups averaging fewer than 5 samples
+        in any column (a pandas categorical is never refused).
 
     Examples
     --------
@@ -326,7 +514,12 @@ def check_at_least_two_groups(grouping):
 
 
 def sensitive_groupings(
-    sensitive_features, *, n_samples=None, combine="intersection", against="the scores"
+    sensitive_features,
+    *,
+    n_samples=None,
+    combine="intersection",
+    against="the scores",
+    min_group_size=None,
 ):
     """Encode ``sensitive_features`` and return the groupings to compare.
 
@@ -343,24 +536,185 @@ def sensitive_groupings(
         grouping per attribute.
     against : str, default="the scores"
         What ``n_samples`` was taken from, named in a mismatch message.
+    min_group_size : int or None, default=None
+        None keeps every group and emits a :class:`SmallGroupWarning` naming
+        each group with fewer than :data:`SMALL_GROUP_SIZE` samples; an int
+        ``k >= 1`` silently leaves out the groups with fewer than ``k``
+        samples (their samples get code -1, see :attr:`Grouping.kept`).
 
     Returns
     -------
     groupings : list of Grouping
+
+    Warns
+    -----
+    SmallGroupWarning
+        With ``min_group_size=None``, for groups of fewer than 30 samples.
 
     Examples
     --------
     >>> [g.name for g in sensitive_groupings([[0, 1], [1, 0], [0, 0]],
     ...                                      combine="marginal")]
     ['attribute_0', 'attribute_1']
+    >>> g, = sensitive_groupings(["a"] * 40 + ["b"] * 30 + ["c"] * 2,
+    ...                          min_group_size=30)
+    >>> g.labels, g.codes[-3:].tolist(), int(g.kept.sum())
+    (('a', 'b'), [1, -1, -1], 70)
     """
+    check_min_group_size(min_group_size)
     attributes = check_sensitive_features(
         sensitive_features, n_samples=n_samples, against=against
     )
-    groupings = attributes.groupings(combine)
+    groupings = [
+        apply_min_group_size(g, min_group_size) for g in attributes.groupings(combine)
+    ]
     for grouping in groupings:
         check_at_least_two_groups(grouping)
     return groupings
+
+
+def check_min_group_size(min_group_size):
+    """Raise a ValueError unless ``min_group_size`` is None or an int >= 1."""
+    if min_group_size is not None and (
+        isinstance(min_group_size, bool)
+        or not isinstance(min_group_size, numbers.Integral)
+        or min_group_size < 1
+    ):
+        raise ValueError(MIN_GROUP_SIZE_ERROR.format(value=min_group_size))
+
+
+def apply_min_group_size(grouping, min_group_size):
+    """Warn about small groups (None) or leave them out (an int), once.
+
+    Parameters
+    ----------
+    grouping : Grouping
+        The groups.
+    min_group_size : int or None
+        See :func:`sensitive_groupings` (validated there).
+
+    Returns
+    -------
+    grouping : Grouping
+        ``grouping`` itself, or without the groups below ``min_group_size``.
+    """
+    if min_group_size is not None:
+        return grouping.keep_at_least(min_group_size)
+    counts = grouping.counts()
+    small = np.flatnonzero(counts < SMALL_GROUP_SIZE)
+    if small.size == 0:
+        return grouping
+    small = small[np.argsort(counts[small], kind="stable")]
+    shown = ", ".join(
+        f"{grouping.labels[k]!r} ({counts[k]} samples)" for k in small[:10]
+    )
+    if small.size > 10:
+        shown += f", ... ({small.size - 10} more)"
+    warnings.warn(
+        SMALL_GROUP_WARNING.format(
+            name=grouping.name,
+            n_small=small.size,
+            threshold=SMALL_GROUP_SIZE,
+            groups=shown,
+        ),
+        SmallGroupWarning,
+        stacklevel=4,
+    )
+    return grouping
+
+
+def resolve_privileged(privileged, grouping):
+    """The code of the privileged group of ``grouping``.
+
+    This is the one meaning of ``privileged`` in skfair: the label of the
+    privileged group (a tuple of labels, one per attribute, for an
+    intersection), compared with each group's label by value; every other
+    group is unprivileged. ``None`` means the most frequent group (ties: the
+    first in sorted label order); with two groups a symmetric gap does not
+    depend on the choice.
+
+    Parameters
+    ----------
+    privileged : object or None
+        Label of the privileged group, or None.
+    grouping : Grouping
+        The groups.
+
+    Returns
+    -------
+    code : int
+        The privileged group's code in ``grouping``.
+
+    Raises
+    ------
+    ValueError
+        If ``privileged`` is not the label of a group of ``grouping``.
+
+    Examples
+    --------
+    >>> g, = sensitive_groupings(["f", "m", "m"], min_group_size=1)
+    >>> resolve_privileged("m", g), resolve_privileged(None, g)
+    (1, 1)
+    """
+    if privileged is None:
+        return int(np.argmax(grouping.counts()))
+    for code, label in enumerate(grouping.labels):
+        if same_label(label, privileged):
+            return code
+    raise ValueError(
+        PRIVILEGED_UNKNOWN_ERROR.format(
+            privileged=privileged, name=grouping.name, labels=list(grouping.labels)
+        )
+    )
+
+
+def privileged_by_column(privileged, sensitive):
+    """One privileged value per column named by an estimator's ``sensitive``.
+
+    Parameters
+    ----------
+    privileged : dict, object or None
+        ``{column: value}`` with a key for exactly the columns of
+        ``sensitive`` (e.g. ``bunch.privileged`` of the bundled datasets), a
+        single value when ``sensitive`` names one column, or None (each
+        column's most frequent value, resolved later).
+    sensitive : str, int or list of str or int
+        The column spec.
+
+    Returns
+    -------
+    values : list
+        The privileged value of each column, in the order of ``sensitive``.
+
+    Examples
+    --------
+    >>> privileged_by_column({"race": "w", "sex": "m"}, ["sex", "race"])
+    ['m', 'w']
+    """
+    spec = _normalise_spec(sensitive)
+    if isinstance(privileged, dict):
+        keys = list(privileged)
+        if len(keys) != len(spec) or any(
+            not any(_same_key(k, s) for k in keys) for s in spec
+        ):
+            raise ValueError(PRIVILEGED_KEYS_ERROR.format(expected=spec, got=keys))
+        return [next(privileged[k] for k in keys if _same_key(k, s)) for s in spec]
+    if privileged is None:
+        return [None] * len(spec)
+    if len(spec) != 1:
+        raise TypeError(
+            PRIVILEGED_TYPE_ERROR.format(privileged=privileged, sensitive=sensitive)
+        )
+    return [privileged]
+
+
+def _same_key(key, item):
+    """Whether a key of ``privileged`` names the column ``item`` of the spec."""
+    if isinstance(key, str) or isinstance(item, str):
+        return isinstance(key, str) and isinstance(item, str) and key == item
+    if isinstance(key, bool) or not isinstance(key, (int, np.integer)):
+        return False
+    return int(key) == int(item)
 
 
 def _normalise_spec(sensitive):
@@ -430,7 +784,8 @@ def select_sensitive(X, sensitive):
     -------
     columns : DataFrame of shape (n_samples, n_sensitive)
         The sensitive columns, named after the DataFrame's columns or
-        ``"x<index>"`` for arrays; pass it as ``sensitive_features``.
+        ``"x<index>"`` for arrays, with the index of ``X`` (a DataFrame) so
+        that it pairs with ``y`` by index; pass it as ``sensitive_features``.
 
     Examples
     --------
@@ -444,7 +799,7 @@ def select_sensitive(X, sensitive):
     if isinstance(X, pd.DataFrame):
         out = X.iloc[:, positions].copy()
         out.columns = names
-        return out.reset_index(drop=True)
+        return out
     array = X if hasattr(X, "shape") else np.asarray(X)
     return pd.DataFrame(
         {name: np.asarray(array[:, p]).ravel() for name, p in zip(names, positions)}

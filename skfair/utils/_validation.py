@@ -9,13 +9,21 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import pandas as pd
 
 NON_FINITE_ERROR = (
     "{name} contains {what}; every score must be a finite number. "
     "Got {count} non-finite value(s), the first at position {first}."
 )
 NOT_1D_ERROR = "{name} must be 1-dimensional, got an array of shape {shape}."
-NOT_NUMERIC_ERROR = "{name} must be numeric, got dtype {dtype}."
+NOT_NUMERIC_ERROR = "{name} must be numeric (real numbers), got dtype {dtype}."
+INDEX_MISMATCH_ERROR = (
+    "{first} and {second} are pandas objects with different indexes; skfair "
+    "pairs samples by position, so it would pair samples of one with other "
+    "samples of the other. Align them first (e.g. "
+    "{second}.reindex({first}.index)), or pass .to_numpy() of both if their "
+    "order already matches."
+)
 OUT_OF_UNIT_INTERVAL_ERROR = (
     "{name} must lie in [0, 1] for {why}; got values in [{low!r}, {high!r}]."
 )
@@ -28,9 +36,46 @@ NON_BINARY_ERROR = (
     "{name} must hold exactly two classes for {why}; got {n_classes} class(es): "
     "{classes}."
 )
+TOO_MANY_CLASSES_ERROR = (
+    "y_true and y_pred must be hard labels of the same two classes; together "
+    "they hold {n_classes} distinct values: {classes}. Pass predicted class "
+    "labels (estimator.predict), not scores or probabilities."
+)
+POS_LABEL_ERROR = (
+    "pos_label={pos_label!r} is not among the labels of y_true and y_pred "
+    "({classes}); pass the positive class as pos_label."
+)
+LABEL_NAN_ERROR = "{name} contains missing values; hard labels are needed."
 SAMPLE_WEIGHT_ERROR = (
     "sample_weight must be finite and non-negative with a positive sum; {problem}."
 )
+
+
+def column_1d(values, *, name):
+    """Return ``values`` as a 1-D array (an ``(n, 1)`` column is flattened).
+
+    Parameters
+    ----------
+    values : array-like of shape (n_samples,) or (n_samples, 1)
+        Any values (pandas Series and lists are accepted); the dtype is kept.
+    name : str
+        The argument's name, used in error messages.
+
+    Returns
+    -------
+    array : ndarray of shape (n_samples,)
+
+    Examples
+    --------
+    >>> column_1d([["a"], ["b"]], name="y_true")
+    array(['a', 'b'], dtype='<U1')
+    """
+    array = np.asarray(values)
+    if array.ndim == 2 and array.shape[1] == 1:
+        array = array[:, 0]
+    if array.ndim != 1:
+        raise ValueError(NOT_1D_ERROR.format(name=name, shape=array.shape))
+    return array
 
 
 def column_or_1d_numeric(values, *, name):
@@ -39,7 +84,8 @@ def column_or_1d_numeric(values, *, name):
     Parameters
     ----------
     values : array-like of shape (n_samples,) or (n_samples, 1)
-        Numeric values (pandas Series and lists are accepted).
+        Real numbers (pandas Series and lists are accepted); complex numbers,
+        datetimes and timedeltas are refused.
     name : str
         The argument's name, used in error messages.
 
@@ -53,19 +99,78 @@ def column_or_1d_numeric(values, *, name):
     >>> column_or_1d_numeric([[1], [2]], name="y_score")
     array([1., 2.])
     """
-    array = np.asarray(values)
-    if array.ndim == 2 and array.shape[1] == 1:
-        array = array[:, 0]
-    if array.ndim != 1:
-        raise ValueError(NOT_1D_ERROR.format(name=name, shape=array.shape))
+    array = column_1d(values, name=name)
     if array.dtype.kind not in "biuf":
         try:
+            if array.dtype.kind in "cmM":
+                raise TypeError
             array = array.astype(np.float64)
         except (TypeError, ValueError):
             raise TypeError(
                 NOT_NUMERIC_ERROR.format(name=name, dtype=array.dtype)
             ) from None
     return np.ascontiguousarray(array, dtype=np.float64)
+
+
+def same_label(label, value):
+    """Whether a group or class ``label`` equals ``value`` (tuples elementwise).
+
+    Parameters
+    ----------
+    label, value : object
+        Labels: scalars of any type, or tuples of them (intersections).
+
+    Returns
+    -------
+    equal : bool
+        False, rather than an error, for values that cannot be compared.
+
+    Examples
+    --------
+    >>> same_label(("f", 1), ("f", 1)), same_label("1", 1)
+    (True, False)
+    """
+    if isinstance(label, tuple) or isinstance(value, tuple):
+        return (
+            isinstance(label, tuple)
+            and isinstance(value, tuple)
+            and len(label) == len(value)
+            and all(same_label(a, b) for a, b in zip(label, value))
+        )
+    try:
+        return bool(label == value)
+    except (TypeError, ValueError):
+        return False
+
+
+def check_same_index(**named):
+    """Raise a ValueError when two pandas arguments carry different indexes.
+
+    Samples are paired by position; two Series/DataFrames whose indexes are
+    equal (same labels in the same order) are paired correctly, and so are
+    arrays. Different indexes mean the positions probably do not match, so
+    skfair refuses to guess.
+
+    Parameters
+    ----------
+    **named : object
+        The arguments, by name; None and non-pandas values are skipped.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_same_index(y_score=pd.Series([.1, .2]), sensitive_features=[0, 1])
+    """
+    indexed = [
+        (name, value.index)
+        for name, value in named.items()
+        if isinstance(value, (pd.Series, pd.DataFrame))
+    ]
+    for name, index in indexed[1:]:
+        if not index.equals(indexed[0][1]):
+            raise ValueError(
+                INDEX_MISMATCH_ERROR.format(first=indexed[0][0], second=name)
+            )
 
 
 def check_scores(y_score, *, name="y_score", unit_interval_for=None):
@@ -180,11 +285,7 @@ def check_binary_target(y_true, *, name="y_true", why="this metric"):
     >>> y.tolist(), classes.tolist()
     ([0, 1, 1], ['no', 'yes'])
     """
-    values = np.asarray(y_true)
-    if values.ndim == 2 and values.shape[1] == 1:
-        values = values[:, 0]
-    if values.ndim != 1:
-        raise ValueError(NOT_1D_ERROR.format(name=name, shape=values.shape))
+    values = column_1d(y_true, name=name)
     if values.dtype.kind == "f" and np.isnan(values).any():
         raise ValueError(f"{name} contains NaN.")
     classes, encoded = np.unique(values, return_inverse=True)
@@ -198,7 +299,53 @@ def check_binary_target(y_true, *, name="y_true", why="this metric"):
     return encoded.astype(np.int64), classes
 
 
-def check_sample_weight_1d(sample_weight, n_samples):
+def check_hard_labels(y_true, y_pred, *, pos_label=None):
+    """Check binary hard labels and return the positive-class indicators.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n_samples,)
+        True and predicted class labels; together at most two distinct values.
+    pos_label : object or None, default=None
+        The positive class; None means the larger of the two (sorted) labels.
+        With two observed labels it must be one of them; with one, a missing
+        ``pos_label`` simply means that no sample is positive.
+
+    Returns
+    -------
+    truth, pred : ndarray of shape (n_samples,), dtype bool
+        ``y_true == pos_label`` and ``y_pred == pos_label``.
+
+    Examples
+    --------
+    >>> truth, pred = check_hard_labels(["no", "yes"], ["yes", "yes"])
+    >>> truth.tolist(), pred.tolist()
+    ([False, True], [True, True])
+    """
+    arrays = []
+    for values, name in ((y_true, "y_true"), (y_pred, "y_pred")):
+        array = column_1d(values, name=name)
+        if pd.isna(array).any():
+            raise ValueError(LABEL_NAN_ERROR.format(name=name))
+        arrays.append(array)
+    check_same_length(*arrays, first_name="y_true", second_name="y_pred")
+    classes = pd.unique(np.concatenate([a.astype(object) for a in arrays]))
+    try:
+        classes = sorted(classes.tolist())
+    except TypeError:  # unorderable mixed labels
+        classes = sorted(classes.tolist(), key=repr)
+    if len(classes) > 2:
+        raise ValueError(
+            TOO_MANY_CLASSES_ERROR.format(n_classes=len(classes), classes=classes[:10])
+        )
+    if pos_label is None:
+        pos_label = classes[-1]
+    elif len(classes) == 2 and not any(same_label(c, pos_label) for c in classes):
+        raise ValueError(POS_LABEL_ERROR.format(pos_label=pos_label, classes=classes))
+    return arrays[0] == pos_label, arrays[1] == pos_label
+
+
+def check_sample_weight_1d(sample_weight, n_samples, *, against="X"):
     """Validate optional sample weights; return float64 weights or None.
 
     Parameters
@@ -207,6 +354,8 @@ def check_sample_weight_1d(sample_weight, n_samples):
         Non-negative finite weights with a positive sum.
     n_samples : int
         Expected length.
+    against : str, default="X"
+        What ``n_samples`` was taken from, named in a length-mismatch message.
 
     Returns
     -------
@@ -225,7 +374,7 @@ def check_sample_weight_1d(sample_weight, n_samples):
             LENGTH_MISMATCH_ERROR.format(
                 first_name="sample_weight",
                 first_len=weights.shape[0],
-                second_name="y_score",
+                second_name=against,
                 second_len=n_samples,
             )
         )

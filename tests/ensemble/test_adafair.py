@@ -13,11 +13,11 @@ from sklearn.tree import DecisionTreeClassifier
 from skfair.ensemble import AdaFairClassifier
 from skfair.ensemble._adafair import (
     _MIN_ERROR,
-    PRIVILEGED_NOT_FOUND_ERROR,
     _fairness_costs,
     _stage_statistics,
     _update_weights,
 )
+from skfair.utils._sensitive import PRIVILEGED_UNKNOWN_ERROR
 
 # parametrize_with_checks for every estimator lives in tests/test_common.py
 
@@ -234,6 +234,7 @@ def test_trade_off_c_is_used():
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")  # tiny data
 def test_zero_error_stump():
     X = np.array([[0.0, 0], [1.0, 0], [2.0, 1], [3.0, 1], [4.0, 0], [5.0, 1]])
     y = np.array([0, 0, 0, 1, 1, 1])
@@ -247,6 +248,7 @@ def test_zero_error_stump():
     assert np.all(np.isfinite(clf.decision_function(X)))
 
 
+@pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")  # tiny data
 def test_chance_level_first_stump_is_kept():
     X = np.column_stack([np.zeros(6), [0, 1, 0, 1, 0, 1]])  # nothing to split on
     y = np.array([0, 1, 0, 1, 1, 0])
@@ -304,7 +306,7 @@ def test_privileged_default_and_errors():
     clf = AdaFairClassifier(sensitive="sex", n_estimators=3, random_state=0)
     assert clf.fit(frame, y).privileged_ == "m"
     clf.set_params(privileged="x")
-    message = PRIVILEGED_NOT_FOUND_ERROR.format(
+    message = PRIVILEGED_UNKNOWN_ERROR.format(
         privileged="x", name="sex", labels=["f", "m"]
     )
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -339,7 +341,8 @@ def test_proba_is_the_vote_share():
 
 @pytest.mark.slow
 def test_income_eo_gap_smaller_than_adaboost_on_held_out_data():
-    from skfair.datasets import load_hfm_dataset, make_hfm_encoder
+    from skfair.datasets import load_hfm_dataset
+    from skfair.model_selection import make_hfm_encoder
 
     income = load_hfm_dataset("income")
     X, y = income.data, income.target.to_numpy()
@@ -347,7 +350,7 @@ def test_income_eo_gap_smaller_than_adaboost_on_held_out_data():
     X_train, X_test, y_train, y_test, s_train, s_test = train_test_split(
         X, y, male, test_size=0.3, random_state=0, stratify=y
     )
-    encoder = make_hfm_encoder(income)
+    encoder = make_hfm_encoder(list(income.sensitive))
     Z_train = np.column_stack([s_train, encoder.fit_transform(X_train)])
     Z_test = np.column_stack([s_test, encoder.transform(X_test)])
     n_learners = 50
@@ -366,3 +369,30 @@ def test_income_eo_gap_smaller_than_adaboost_on_held_out_data():
         return abs(tpr[0] - tpr[1])
 
     assert tpr_gap(fair.predict(Z_test)) < tpr_gap(plain.predict(Z_test))
+
+
+def test_left_out_samples_take_no_part_in_the_gaps_and_costs():
+    # issue 10 item 2: min_group_size leaves groups out of the comparison
+    rng = np.random.default_rng(0)
+    y, y_pred = rng.integers(0, 2, 60), rng.integers(0, 2, 60)
+    protected, kept = rng.random(60) < 0.5, rng.random(60) < 0.7
+    weight = rng.uniform(0.5, 2.0, 60)
+    everyone = _stage_statistics(y, y_pred, protected, weight)
+    with_kept = _stage_statistics(y, y_pred, protected, weight, kept)
+    subset = _stage_statistics(y[kept], y_pred[kept], protected[kept], weight[kept])
+    assert with_kept[:2] == everyone[:2]  # errors: every sample
+    assert with_kept[2:] == subset[2:]  # gaps: the kept samples only
+    incorrect = y_pred != y
+    u = _fairness_costs(y, incorrect, protected, 0.3, -0.2, kept)
+    np.testing.assert_array_equal(u[~kept], 1.0)
+    np.testing.assert_array_equal(
+        u[kept], _fairness_costs(y[kept], incorrect[kept], protected[kept], 0.3, -0.2)
+    )
+
+
+def test_min_group_size_fit_leaves_the_small_group_out():
+    X, y, _ = _biased_data(400)
+    X[:3, 2] = 7  # a group of three
+    clf = AdaFairClassifier(sensitive=2, n_estimators=5, min_group_size=10)
+    clf.fit(X, y)
+    assert clf.groups_ == (0.0, 1.0)

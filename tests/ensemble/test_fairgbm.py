@@ -8,7 +8,7 @@ from sklearn.base import clone
 from sklearn.model_selection import cross_val_score, train_test_split
 
 from skfair.ensemble import FairGBMClassifier
-from skfair.ensemble._fairgbm import (
+from skfair.ensemble._base import (
     NO_FEATURES_ERROR,
     NON_NUMERIC_FEATURE_ERROR,
     NON_NUMERIC_SENSITIVE_HINT,
@@ -199,7 +199,8 @@ def test_fpr_constraint_narrows_the_training_fpr_gap():
 @pytest.mark.slow
 def test_income_fnr_gap_smaller_than_lightgbm_on_held_out_data():
     lightgbm = pytest.importorskip("lightgbm")
-    from skfair.datasets import load_hfm_dataset, make_hfm_encoder
+    from skfair.datasets import load_hfm_dataset
+    from skfair.model_selection import make_hfm_encoder
 
     income = load_hfm_dataset("income")
     X, y = income.data, income.target.to_numpy()
@@ -209,7 +210,7 @@ def test_income_fnr_gap_smaller_than_lightgbm_on_held_out_data():
         X_train, X_test, y_train, y_test, s_train, s_test = train_test_split(
             X, y, male, test_size=0.5, random_state=seed, stratify=y
         )
-        encoder = make_hfm_encoder(income)
+        encoder = make_hfm_encoder(list(income.sensitive))
         Z_train = np.column_stack([s_train, encoder.fit_transform(X_train)])
         Z_test = np.column_stack([s_test, encoder.transform(X_test)])
         # Same trees for both; neither sees sex as a feature.
@@ -230,3 +231,61 @@ def test_income_fnr_gap_smaller_than_lightgbm_on_held_out_data():
             fnr, _ = _rates(y_test, pred, s_test)
             gaps[name].append(abs(fnr[0] - fnr[1]))
     assert np.mean(gaps["fairgbm"]) < np.mean(gaps["lightgbm"])
+
+
+def test_left_out_groups_are_counted_in_the_largest_kept_group():
+    # issue 10 item 2: fairgbm constrains every group it is given, so the
+    # samples of a group left out by min_group_size join the largest group
+    X, y, _ = _biased_data(400)
+    X.loc[:4, "group"] = "tiny"
+    params = {"sensitive": "group", "n_estimators": 10, "random_state": 0}
+    left_out = FairGBMClassifier(**params, min_group_size=30).fit(X, y)
+    largest = X["group"].value_counts().idxmax()
+    merged = X.assign(group=X["group"].replace("tiny", largest))
+    reference = FairGBMClassifier(**params).fit(merged, y)
+    assert left_out.groups_ == ("a", "b")
+    np.testing.assert_array_equal(left_out.predict_proba(X), reference.predict_proba(X))
+
+
+def _categorical_data(n=600, seed=0):
+    """y depends on a category column in a way no threshold on its codes fits."""
+    rng = np.random.default_rng(seed)
+    colour = pd.Categorical(rng.choice(["red", "green", "blue", "grey"], n))
+    y = (np.isin(np.asarray(colour), ["red", "blue"]) ^ (rng.random(n) < 0.1)).astype(
+        int
+    )
+    X = pd.DataFrame(
+        {"x": rng.normal(size=n), "colour": colour, "sex": rng.choice(["f", "m"], n)}
+    )
+    return X, y
+
+
+def test_category_columns_switch_from_lightgbm():
+    # issue 10 item 13: change the class name, keep the data
+    lightgbm = pytest.importorskip("lightgbm")
+    X, y = _categorical_data()
+    params = {"n_estimators": 20, "random_state": 0, "n_jobs": 1}
+    plain = lightgbm.LGBMClassifier(**params, verbose=-1).fit(X.drop(columns="sex"), y)
+    fair = FairGBMClassifier(**params, sensitive="sex", multiplier_learning_rate=0.0)
+    fair.fit(X, y)
+    # split on as a category (a threshold on the codes cannot separate
+    # {red, blue} from {green, grey}), like LightGBM
+    assert '"decision_type": "=="' in str(fair.booster_.dump_model()).replace("'", '"')
+    accuracy = np.mean(fair.predict(X) == y)
+    assert accuracy > 0.85
+    assert accuracy == pytest.approx(np.mean(plain.predict(X.drop(columns="sex")) == y))
+    # predict maps categories by label, as at fit: reordered categories, plain
+    # strings, and unseen labels or missing values (as missing, like LightGBM)
+    reordered = X.assign(
+        colour=X["colour"].cat.reorder_categories(["red", "grey", "green", "blue"])
+    )
+    np.testing.assert_array_equal(fair.predict_proba(reordered), fair.predict_proba(X))
+    as_strings = X.assign(colour=X["colour"].astype(object))
+    np.testing.assert_array_equal(fair.predict_proba(as_strings), fair.predict_proba(X))
+    unseen = X.assign(colour="purple")
+    missing = X.assign(colour=pd.Categorical([None] * len(X), categories=["red"]))
+    np.testing.assert_array_equal(
+        fair.predict_proba(unseen), fair.predict_proba(missing)
+    )
+    restored = pickle.loads(pickle.dumps(fair))
+    np.testing.assert_array_equal(restored.predict_proba(X), fair.predict_proba(X))

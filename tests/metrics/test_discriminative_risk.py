@@ -12,12 +12,18 @@ from sklearn.preprocessing import OneHotEncoder
 from skfair.metrics._discriminative_risk import (
     NO_PREDICT_ERROR,
     NO_UNPRIVILEGED_ERROR,
-    PRIVILEGED_KEYS_ERROR,
-    PRIVILEGED_NOT_OBSERVED_ERROR,
-    PRIVILEGED_TYPE_ERROR,
     _disturb,
     discriminative_risk,
 )
+from skfair.utils import SmallGroupWarning
+from skfair.utils._sensitive import (
+    PRIVILEGED_KEYS_ERROR,
+    PRIVILEGED_TYPE_ERROR,
+    PRIVILEGED_UNKNOWN_ERROR,
+)
+
+# Most cases compare a handful of samples on purpose.
+pytestmark = pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")
 
 
 class ColumnIsPrivileged(ClassifierMixin, BaseEstimator):
@@ -81,7 +87,8 @@ def test_every_disturbance_changes_privilege_so_dr_is_the_flip_rate():
 def test_disturbance_follows_the_reference_rule():
     X = data()
     rng = np.random.RandomState(0)
-    out = _disturb(X, [1, 2], ["sex", "race"], ["m", "b"], 0.5, rng)
+    options = {"ratio": 0.5, "rng": rng, "min_group_size": None}
+    out, _ = _disturb(X, [1, 2], ["sex", "race"], ["m", "b"], options)
     pd.testing.assert_series_equal(out["x"], X["x"])
     assert out["race"].dtype == X["race"].dtype
     assert out["sex"].dtype == X["sex"].dtype
@@ -160,7 +167,8 @@ def test_pipeline_with_string_and_categorical_columns():
 def test_unused_categories_are_never_drawn():
     X = data(3000)
     X["race"] = X["race"].cat.add_categories(["unused"])
-    out = _disturb(X, [2], ["race"], ["a"], 1.0, np.random.RandomState(0))
+    options = {"ratio": 1.0, "rng": np.random.RandomState(0), "min_group_size": None}
+    out, _ = _disturb(X, [2], ["race"], ["a"], options)
     assert out["race"].dtype == X["race"].dtype
     assert set(out["race"]) == {"a", "b", "c", "d"}
 
@@ -183,9 +191,9 @@ def test_array_with_integer_columns():
 def test_errors():
     X = data(50)
     model = ColumnValue(column=1)
-    with pytest.raises(ValueError, match="does not occur in X"):
+    with pytest.raises(ValueError, match="privileged='x' is not a group"):
         discriminative_risk(model, X, sensitive="sex", privileged="x")
-    assert "{observed}" in PRIVILEGED_NOT_OBSERVED_ERROR
+    assert "{labels}" in PRIVILEGED_UNKNOWN_ERROR
     only_m = X.assign(sex="m")
     with pytest.raises(ValueError, match="holds only its privileged value"):
         discriminative_risk(model, only_m, sensitive="sex", privileged="m")
@@ -209,3 +217,62 @@ def test_errors():
         discriminative_risk(
             model, X.assign(sex=[None] + ["m"] * 49), sensitive="sex", privileged="m"
         )
+
+
+def test_sample_weight_and_min_group_size():
+    X = data(200)
+    model = ColumnValue(column=1)
+    # ratio=1 with two values: every sample changes group and prediction.
+    assert (
+        discriminative_risk(
+            model,
+            X,
+            sensitive="sex",
+            privileged="m",
+            ratio=1.0,
+            sample_weight=np.arange(200.0),
+        )
+        == 1.0
+    )
+    keep = discriminative_risk(
+        model,
+        X,
+        sensitive="sex",
+        privileged="m",
+        ratio=0.5,
+        random_state=0,
+        sample_weight=np.ones(200),
+    )
+    assert keep == discriminative_risk(
+        model, X, sensitive="sex", privileged="m", ratio=0.5, random_state=0
+    )
+    with pytest.raises(ValueError, match="sample_weight has 3 and X has 200"):
+        discriminative_risk(model, X, sensitive="sex", sample_weight=[1, 2, 3])
+    # privileged=None: the most frequent value.
+    top = X["sex"].value_counts().idxmax()
+    assert discriminative_risk(model, X, sensitive="sex", random_state=1) == (
+        discriminative_risk(model, X, sensitive="sex", privileged=top, random_state=1)
+    )
+
+
+@pytest.mark.filterwarnings("error::skfair.utils.SmallGroupWarning")
+def test_min_group_size_leaves_rare_values_out():
+    X = pd.DataFrame({"x": np.zeros(62), "s": ["a"] * 30 + ["b"] * 30 + ["c"] * 2})
+    model = ColumnIsPrivileged(column=1, value="a")
+    with pytest.warns(SmallGroupWarning, match=r"'c' \(2 samples\)"):
+        discriminative_risk(model, X, sensitive="s", privileged="a", ratio=1.0)
+    # ratio=1: "b" samples become "a" (prediction changes), "a" samples are
+    # drawn into "b" only ("c" is left out), so every kept prediction changes.
+    rng_free = discriminative_risk(
+        model, X, sensitive="s", privileged="a", ratio=1.0, min_group_size=30
+    )
+    assert rng_free == 1.0
+    disturbed, kept = _disturb(
+        X,
+        [1],
+        ["s"],
+        ["a"],
+        {"ratio": 1.0, "rng": np.random.RandomState(0), "min_group_size": 30},
+    )
+    assert kept.tolist() == [True] * 60 + [False] * 2
+    assert disturbed["s"].tolist() == ["b"] * 30 + ["a"] * 30 + ["c"] * 2

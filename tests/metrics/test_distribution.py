@@ -3,14 +3,30 @@
 from fractions import Fraction
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from skfair.metrics import abcc, abpc, delta_dp
+from skfair.metrics import (
+    abcc,
+    abpc,
+    delta_dp,
+    demographic_parity_gap,
+    equal_opportunity_gap,
+    hfm,
+    mcdp,
+    mcdp_curve,
+    predictive_quality_parity_gap,
+)
+from skfair.metrics._base import GRID_TOO_LARGE_ERROR, MAX_GRID_POINTS
 from skfair.metrics._distribution import _direct_kde
 from skfair.metrics._kde import DEGENERATE_GROUP_ERROR, binned_kde, kde_bandwidth
+from skfair.utils import SmallGroupWarning
+
+# Most cases compare a handful of samples on purpose.
+pytestmark = pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")
 
 Y0, Y1 = [0.1, 0.2, 0.3, 0.4, 0.5], [0.12, 0.33, 0.35, 0.6, 0.9]
 S = [0] * 5 + [1] * 5
@@ -226,3 +242,165 @@ def test_errors():
         abcc(None, [0.1, 0.2], sensitive_features=[0, 1], sample_weight=[1, 0])
     with pytest.raises(ValueError, match="negative"):
         abcc(None, [0.1, 0.2], sensitive_features=[0, 1], sample_weight=[1, -1])
+
+
+# ----------------------------------------------------------------------------
+# Issue 10 items 1, 2, 6, 8 on every public metric; issue 11 vocabulary.
+
+SCORE_METRICS = [delta_dp, abcc, abpc, mcdp, mcdp_curve]
+
+
+def _call(metric, y_true, y_score, groups, **kwargs):
+    extra = {"epsilons": [0.0, 0.05]} if metric is mcdp_curve else {}
+    out = metric(y_true, y_score, sensitive_features=groups, **extra, **kwargs)
+    return np.asarray(out).tolist()
+
+
+def _compas_like(seed=0):
+    rng = np.random.default_rng(seed)
+    groups = np.array(["a"] * 300 + ["b"] * 300 + ["tiny"] * 2, dtype=object)
+    return rng.integers(0, 2, groups.size), rng.random(groups.size), groups
+
+
+@pytest.mark.filterwarnings("error::skfair.utils.SmallGroupWarning")
+@pytest.mark.parametrize("metric", SCORE_METRICS)
+def test_small_groups_warn_and_min_group_size_leaves_them_out(metric):
+    y, scores, groups = _compas_like()
+    with pytest.warns(SmallGroupWarning, match=r"'tiny' \(2 samples\)"):
+        _call(metric, y, scores, groups)
+    big = groups != "tiny"
+    expected = _call(metric, y[big], scores[big], groups[big])
+    assert _call(metric, y, scores, groups, min_group_size=30) == expected
+    with pytest.raises(ValueError, match="at least two groups"):
+        _call(metric, y, scores, groups, min_group_size=301)
+
+
+@pytest.mark.filterwarnings("error::skfair.utils.SmallGroupWarning")
+@pytest.mark.parametrize(
+    "metric",
+    [demographic_parity_gap, equal_opportunity_gap, predictive_quality_parity_gap],
+)
+def test_gaps_small_groups(metric):
+    y, scores, groups = _compas_like()
+    pred = (scores >= 0.5).astype(int)
+    with pytest.warns(SmallGroupWarning, match="'tiny'"):
+        metric(y, pred, sensitive_features=groups, privileged="a")
+    big = groups != "tiny"
+    expected = metric(y[big], pred[big], sensitive_features=groups[big], privileged="a")
+    got = metric(y, pred, sensitive_features=groups, privileged="a", min_group_size=30)
+    assert got == expected
+
+
+@pytest.mark.filterwarnings("error::skfair.utils.SmallGroupWarning")
+def test_hfm_small_groups():
+    y, scores, groups = _compas_like()
+    X = scores.reshape(-1, 1)
+    pred = (scores >= 0.5).astype(int)
+    with pytest.warns(SmallGroupWarning, match="'tiny'"):
+        hfm(X, y, pred, sensitive_features=groups)
+    big = groups != "tiny"
+    expected = hfm(X[big], y[big], pred[big], sensitive_features=groups[big])
+    got = hfm(X, y, pred, sensitive_features=groups, min_group_size=30)
+    assert got.to_dict() == expected.to_dict()
+
+
+def test_tiny_groups_no_longer_decide_silently():
+    # COMPAS-like: scores independent of the groups, two cells of 2 people.
+    rng = np.random.default_rng(3)
+    n = 2000
+    frame = pd.DataFrame(
+        {"race": rng.choice(["w", "b"], n), "sex": rng.choice(["f", "m"], n)}
+    )
+    frame.loc[:1, ["race", "sex"]] = [["o", "f"], ["o", "f"]]
+    frame.loc[2:3, ["race", "sex"]] = [["o", "m"], ["o", "m"]]
+    scores = rng.random(n)
+    with pytest.warns(SmallGroupWarning):
+        noisy = mcdp(None, scores, sensitive_features=frame)
+    kept = mcdp(None, scores, sensitive_features=frame, min_group_size=30)
+    assert noisy > 0.4 and kept < 0.1
+
+
+@pytest.mark.parametrize("metric", SCORE_METRICS)
+def test_continuous_sensitive_column_is_refused_quickly(metric):
+    rng = np.random.default_rng(0)
+    age = rng.integers(18, 90, 1000)
+    with pytest.raises(ValueError, match="looks continuous"):
+        _call(metric, None, rng.random(1000), age)
+    binned = pd.cut(age, bins=[0, 30, 50, 120])
+    assert 0 <= np.max(_call(metric, None, rng.random(1000), binned)) <= 2
+
+
+@pytest.mark.parametrize("metric", SCORE_METRICS)
+def test_pandas_inputs_with_different_indexes_are_refused(metric):
+    rng = np.random.default_rng(0)
+    groups = pd.Series(np.repeat(["a", "b"], 50))
+    scores = pd.Series(rng.random(100))
+    shuffled = scores.sample(frac=1.0, random_state=0)
+    with pytest.raises(ValueError, match="different indexes"):
+        _call(metric, None, shuffled, groups)
+    with pytest.raises(ValueError, match="different indexes"):
+        _call(metric, shuffled.round(), scores, groups)
+    # Same index (in the same order), or a plain array: paired by position.
+    aligned = _call(metric, None, shuffled, groups.loc[shuffled.index])
+    assert aligned == _call(
+        metric, None, shuffled.to_numpy(), groups.loc[shuffled.index].to_numpy()
+    )
+
+
+def test_gaps_and_hfm_refuse_different_indexes():
+    y = pd.Series([0, 1] * 40)
+    groups = pd.Series(np.repeat(["a", "b"], 40), index=np.arange(80)[::-1])
+    with pytest.raises(ValueError, match="different indexes"):
+        demographic_parity_gap(y, y, sensitive_features=groups)
+    with pytest.raises(ValueError, match="different indexes"):
+        hfm(np.zeros((80, 1)), y, y, sensitive_features=groups)
+
+
+@pytest.mark.parametrize("n_points", [MAX_GRID_POINTS + 1, 4_300_000])
+def test_abpc_and_abcc_refuse_absurd_grids(n_points):
+    with pytest.raises(ValueError, match="MAX_GRID_POINTS"):
+        abpc(
+            None,
+            [0.1, 0.5, 0.2, 0.7],
+            sensitive_features=[0, 0, 1, 1],
+            n_points=n_points,
+        )
+    with pytest.raises(ValueError, match="MAX_GRID_POINTS"):
+        abcc(
+            None,
+            [0.1, 0.5, 0.2, 0.7],
+            sensitive_features=[0, 0, 1, 1],
+            method="grid",
+            n_points=n_points,
+        )
+    assert "{limit:,}" in GRID_TOO_LARGE_ERROR
+
+
+def test_public_vocabulary():
+    """Every metric: y_true first, scores named by kind, the shared keywords."""
+    import inspect
+
+    import skfair.metrics as m
+
+    by_kind = {
+        "y_score": [m.delta_dp, m.abcc, m.abpc, m.mcdp, m.mcdp_details, m.mcdp_curve],
+        "y_pred": [
+            m.demographic_parity_gap,
+            m.equal_opportunity_gap,
+            m.predictive_quality_parity_gap,
+        ],
+    }
+    for kind, functions in by_kind.items():
+        for function in functions:
+            params = inspect.signature(function).parameters
+            assert list(params)[:2] == ["y_true", kind], function.__name__
+            assert params["sensitive_features"].kind is inspect.Parameter.KEYWORD_ONLY
+            for keyword in ("sample_weight", "min_group_size"):
+                assert params[keyword].default is None, (function.__name__, keyword)
+            if kind == "y_pred":
+                assert "pos_label" in params and "privileged" in params
+    # hfm keeps the paper's X first (DESIGN.md); no pos_label or weights, by design.
+    assert list(inspect.signature(m.hfm).parameters)[:3] == ["X", "y_true", "y_pred"]
+    assert "min_group_size" in inspect.signature(m.hfm).parameters
+    dr = inspect.signature(m.discriminative_risk).parameters
+    assert {"sample_weight", "min_group_size", "privileged"} <= set(dr)

@@ -10,15 +10,16 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import UndefinedMetricWarning
 
-from skfair.metrics._group_gaps import (
-    POS_LABEL_ERROR,
-    PRIVILEGED_REQUIRED_ERROR,
-    PRIVILEGED_UNKNOWN_ERROR,
-    TOO_MANY_CLASSES_ERROR,
+from skfair.metrics import (
     demographic_parity_gap,
     equal_opportunity_gap,
     predictive_quality_parity_gap,
 )
+from skfair.utils._sensitive import PRIVILEGED_UNKNOWN_ERROR
+from skfair.utils._validation import POS_LABEL_ERROR, TOO_MANY_CLASSES_ERROR
+
+# Most cases compare a handful of samples on purpose.
+pytestmark = pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")
 
 GAPS = [demographic_parity_gap, equal_opportunity_gap, predictive_quality_parity_gap]
 Y_TRUE = [1, 1, 0, 0, 1, 1, 0, 0]
@@ -95,11 +96,11 @@ def test_matches_definition(n, n_groups, kind, seed):
 
 
 @pytest.mark.parametrize("gap", GAPS)
-def test_multi_valued_attribute_needs_privileged(gap):
+def test_multi_valued_attribute_privileged_vs_rest(gap):
     groups = ["a", "a", "b", "b", "c", "c", "a", "b"]
-    with pytest.raises(ValueError, match="pass privileged="):
-        gap(Y_TRUE, Y_PRED, sensitive_features=groups)
-    assert "{n_groups}" in PRIVILEGED_REQUIRED_ERROR
+    # None means the most frequent group ("a" and "b" tie: the first sorted).
+    default = gap(Y_TRUE, Y_PRED, sensitive_features=groups)
+    assert default == gap(Y_TRUE, Y_PRED, sensitive_features=groups, privileged="a")
     binarised = gap(
         Y_TRUE, Y_PRED, sensitive_features=[g == "a" for g in groups], privileged=True
     )
@@ -115,8 +116,12 @@ def test_several_attributes_use_their_intersection():
     priv = (frame["sex"] == "m") & (frame["race"] == "w")
     expected = abs(np.mean(np.array(Y_PRED)[priv]) - np.mean(np.array(Y_PRED)[~priv]))
     assert got == pytest.approx(expected)
-    with pytest.raises(ValueError, match="pass privileged="):
-        demographic_parity_gap(Y_TRUE, Y_PRED, sensitive_features=frame)
+    # None: the most frequent cell (all tie at 2: the first sorted, ("f", "b")).
+    assert demographic_parity_gap(
+        Y_TRUE, Y_PRED, sensitive_features=frame
+    ) == demographic_parity_gap(
+        Y_TRUE, Y_PRED, sensitive_features=frame, privileged=("f", "b")
+    )
 
 
 def test_no_positive_label_in_a_group_warns_and_gives_nan():
@@ -161,7 +166,7 @@ def test_single_observed_class_means_no_positives():
 
 
 def test_invalid_inputs():
-    with pytest.raises(ValueError, match="3 classes"):
+    with pytest.raises(ValueError, match="3 distinct values"):
         demographic_parity_gap([0, 1, 2], [0, 1, 1], sensitive_features=[0, 1, 1])
     assert "{n_classes}" in TOO_MANY_CLASSES_ERROR
     with pytest.raises(ValueError, match="Inconsistent numbers of samples"):
@@ -179,3 +184,26 @@ def test_invalid_inputs():
         demographic_parity_gap([0, None], [0, 1], sensitive_features=[0, 1])
     with pytest.raises(ValueError, match="1-dimensional"):
         demographic_parity_gap([[0, 1], [1, 0]], [0, 1], sensitive_features=[0, 1])
+
+
+# Issue 10 item 4 (hard labels) and issue 11 (sample_weight, privileged=None).
+
+
+@pytest.mark.parametrize("gap", GAPS)
+def test_gaps_require_hard_labels(gap):
+    with pytest.raises(ValueError, match="same two classes"):
+        gap(Y_TRUE, np.linspace(0, 1, 8), sensitive_features=GROUPS)
+
+
+@pytest.mark.parametrize("gap", GAPS)
+def test_sample_weight_equals_repetition(gap):
+    rng = np.random.default_rng(0)
+    y, pred, groups = (rng.integers(0, 2, 60) for _ in range(3))
+    weights = rng.integers(0, 4, 60)
+    weights[:4] = 1
+    repeat = np.repeat(np.arange(60), weights)
+    weighted = gap(y, pred, sensitive_features=groups, sample_weight=weights)
+    repeated = gap(y[repeat], pred[repeat], sensitive_features=groups[repeat])
+    assert weighted == pytest.approx(repeated, abs=1e-12)
+    unit = gap(y, pred, sensitive_features=groups, sample_weight=np.ones(60))
+    assert unit == pytest.approx(gap(y, pred, sensitive_features=groups), abs=1e-15)

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from scipy.spatial.distance import cdist
 
 from skfair.metrics._hfm import (
-    LABEL_MIXED_ERROR,
     M1_ERROR,
     M2_ERROR,
     METHOD_ERROR,
@@ -35,6 +34,9 @@ from skfair.metrics._nearest import (
 )
 from skfair.utils._sensitive import TOO_FEW_GROUPS_ERROR
 from skfair.utils._validation import LENGTH_MISMATCH_ERROR
+
+# Most cases compare a handful of samples on purpose.
+pytestmark = pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")
 
 RTOL = 1e-12
 
@@ -447,14 +449,18 @@ def test_df_prev_of_a_binarised_attribute_is_privileged_vs_rest():
 def test_zero_over_zero_is_no_extra_bias():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        result = hfm([[0.0], [0.0]], [1, 1], [1, 1], sensitive_features=[0, 1])
+        result = hfm(
+            [[0.0], [0.0]], [1, 1], [1, 1], sensitive_features=[0, 1], min_group_size=1
+        )
     assert (result.d_max, result.d_f_max) == (0.0, 0.0)
     assert (result.df_prev, result.df, result.df_avg) == (0.0, 0.0, 0.0)
 
 
 def test_zero_true_distance_warns_and_gives_inf():
     with pytest.warns(HFMUndefinedWarning, match="undefined") as record:
-        result = hfm([[0.0], [0.0]], [1, 1], [0, 1], sensitive_features=[0, 1])
+        result = hfm(
+            [[0.0], [0.0]], [1, 1], [0, 1], sensitive_features=[0, 1], min_group_size=1
+        )
     assert len(record) == 3
     assert "D_f = 1.0 and D = 0.0" in str(record[0].message)
     assert result.df_prev == math.inf
@@ -464,7 +470,9 @@ def test_zero_true_distance_warns_and_gives_inf():
 
 def test_zero_predicted_distance_warns_and_gives_minus_inf():
     with pytest.warns(HFMUndefinedWarning, match="undefined") as record:
-        result = hfm([[0.0], [0.0]], [0, 1], [1, 1], sensitive_features=[0, 1])
+        result = hfm(
+            [[0.0], [0.0]], [0, 1], [1, 1], sensitive_features=[0, 1], min_group_size=1
+        )
     assert len(record) == 2  # df and df_avg; df_prev = 0/1 - 1 is defined
     assert "D_f = 0.0 and D = 1.0" in str(record[0].message)
     assert result.df_prev == -1.0
@@ -566,10 +574,41 @@ def test_invalid_labels():
     X = [[0.0], [1.0]]
     with pytest.raises(ValueError, match="y_pred has 3"):
         hfm(X, [0, 1], [0, 1, 1], sensitive_features=[0, 1])
-    with pytest.raises(ValueError, match="non-finite"):
+    with pytest.raises(ValueError, match="missing values"):
         hfm(X, [0, np.nan], [0, 1], sensitive_features=[0, 1])
-    with pytest.raises(TypeError, match="mix numeric and non-numeric"):
+    with pytest.raises(ValueError, match="same two classes"):
         hfm(X, [0, 1], ["a", "b"], sensitive_features=[0, 1])
-    assert "{names}" in LABEL_MIXED_ERROR
+    with pytest.raises(ValueError, match="non-finite"):
+        hfm_distances(X, ["a", None], sensitive_features=[0, 1])
     with pytest.raises(ValueError, match="1-dimensional"):
         hfm_distances(X, [[0, 1], [1, 0]], sensitive_features=[0, 1])
+
+
+# Issue 10 item 4: y_pred must be hard labels of y_true's two classes.
+
+
+@pytest.mark.parametrize(
+    "y_pred",
+    [
+        [0.1, 0.9, 0.4, 0.6],  # probabilities
+        [0, 1, 2, 1],  # multiclass
+        ["no", "yes", "no", "yes"],  # other classes than y_true
+    ],
+)
+def test_hfm_requires_hard_labels_of_the_two_classes(y_pred):
+    X = [[0.0], [1.0], [0.2], [0.5]]
+    with pytest.raises(ValueError, match="hard labels of the same two classes"):
+        hfm(X, [0, 1, 0, 1], y_pred, sensitive_features=[1, 1, 0, 0])
+
+
+def test_hfm_label_encoding_does_not_matter():
+    X = [[0.0], [1.0], [0.2], [0.5]]
+    base = hfm(X, [0, 1, 0, 1], [0, 1, 0, 0], sensitive_features=[1, 1, 0, 0])
+    for y_true, y_pred in (
+        ([-1, 1, -1, 1], [-1, 1, -1, -1]),
+        (["n", "y", "n", "y"], ["n", "y", "n", "n"]),
+        ([1, 0, 1, 0], [1, 0, 1, 1]),  # classes swapped: distances unchanged
+        ([0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0]),
+    ):
+        got = hfm(X, y_true, y_pred, sensitive_features=[1, 1, 0, 0])
+        assert got.to_dict() == base.to_dict()

@@ -11,12 +11,18 @@ from scipy import stats
 
 from skfair.metrics import _windows as windows
 from skfair.metrics import mcdp, mcdp_curve, mcdp_details
+from skfair.metrics._base import MAX_GRID_POINTS
 from skfair.metrics._mcdp import (
     APPROX_EPSILON_ERROR,
+    EMPTY_EPSILONS_ERROR,
     EPSILON_ERROR,
     SAMPLING_FREQUENCY_ERROR,
+    _sliding_min,
 )
 from skfair.metrics._windows import _MAX_BLOCKS, _sparse_table_max_min, max_window_min
+
+# Most cases compare a handful of samples on purpose.
+pytestmark = pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")
 
 EPSILONS = [0.0, 0.01, 0.05, 0.1, 0.3, 0.5, 0.9]
 
@@ -378,3 +384,52 @@ def test_approx_reproduces_algorithm_2(y0, y1, epsilon, k):
         sampling_frequency=k,
     )
     assert got == pytest.approx(expected, abs=1e-12)
+
+
+# Issue 10 items 8 and 12.
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.floats(0, 1), min_size=1, max_size=60),
+    st.integers(1, 70),
+)
+def test_sliding_min_matches_brute_force(values, width):
+    values = np.array(values)
+    width = min(width, values.size)
+    expected = [values[i : i + width].min() for i in range(values.size - width + 1)]
+    np.testing.assert_array_equal(_sliding_min(values, width), expected)
+
+
+def test_approx_refuses_absurd_grids():
+    y, s = [0.1, 0.4, 0.3, 0.8], [0, 0, 1, 1]
+    for kwargs in ({"sampling_frequency": 10**7}, {"epsilon": 1e-7}):
+        params = {"epsilon": 0.01, "method": "approx", **kwargs}
+        with pytest.raises(ValueError, match="MAX_GRID_POINTS"):
+            mcdp(None, y, sensitive_features=s, **params)
+    # The largest allowed grid still runs, linearly in its size.
+    k = MAX_GRID_POINTS // 10
+    got = mcdp(
+        None,
+        y,
+        sensitive_features=s,
+        epsilon=0.1,
+        method="approx",
+        sampling_frequency=k,
+    )
+    assert got >= mcdp(None, y, sensitive_features=s, epsilon=0.1)
+
+
+def test_curve_needs_epsilons():
+    with pytest.raises(ValueError, match="epsilons must hold at least one"):
+        mcdp_curve(None, [0.1, 0.2], sensitive_features=[0, 1], epsilons=[])
+    assert EMPTY_EPSILONS_ERROR.startswith("epsilons")
+
+
+def test_curve_equals_details_for_each_epsilon():
+    rng = np.random.default_rng(0)
+    y, s = rng.random(200), rng.integers(0, 3, 200)
+    epsilons = [0.0, 0.01, 0.1]
+    curve = mcdp_curve(None, y, sensitive_features=s, epsilons=epsilons)
+    for e, value in zip(epsilons, curve):
+        assert value == mcdp_details(None, y, sensitive_features=s, epsilon=e).value

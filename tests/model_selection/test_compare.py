@@ -9,11 +9,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.dummy import DummyClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score, f1_score
-from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.model_selection import StratifiedKFold, cross_val_score, cross_validate
 from sklearn.pipeline import Pipeline
 from sklearn.tree import DecisionTreeClassifier
 
-from skfair.datasets import load_hfm_dataset, make_hfm_encoder
+from skfair.datasets import load_hfm_dataset
 from skfair.metrics._discriminative_risk import discriminative_risk
 from skfair.metrics._group_gaps import (
     demographic_parity_gap,
@@ -26,19 +26,21 @@ from skfair.model_selection._compare import (
     ESTIMATORS_EMPTY_ERROR,
     FIT_FAILED_ERROR,
     NOT_AN_ESTIMATOR_ERROR,
-    SCORER_OUTPUT_ERROR,
+    SCORING_TYPE_ERROR,
     SENSITIVE_REQUIRED_ERROR,
     SUMMARY_COLUMNS,
     compare_estimators,
 )
-from skfair.model_selection._learners import (
+from skfair.model_selection._hfm_paper import (
+    DR_MODE_ERROR,
     FAIRNESS_ATTRIBUTES_ERROR,
     LEARNER_NAMES,
     NOT_A_PAPER_PIPELINE_ERROR,
     PRIVILEGED_KEYS_ERROR,
-    hfm_paper_encoder,
+    UNKNOWN_LEARNERS_ERROR,
     hfm_paper_learners,
     hfm_paper_scoring,
+    make_hfm_encoder,
 )
 
 
@@ -195,11 +197,16 @@ def test_parallel_equals_sequential():
     pd.testing.assert_frame_equal(sequential, parallel)
 
 
-def test_progress_bar_only_on_a_terminal(capsys, monkeypatch):
+def test_progress_bar_on_a_terminal_lines_otherwise(capsys, monkeypatch):
     X, y = _data()
     kwargs = {"sensitive": None, "cv": 2, "scoring": {"a": "accuracy"}}
     compare_estimators(ESTIMATORS, X, y, progress=True, **kwargs)
-    assert capsys.readouterr().err == ""  # pytest's stderr is not a terminal
+    lines = capsys.readouterr().err.splitlines()  # pytest's stderr: no terminal
+    assert [line.split(" (")[0] for line in lines] == [
+        "compare_estimators: logreg done",
+        "compare_estimators: tree done",
+    ]
+    assert "(2/2, " in lines[1]
 
     class Terminal(io.StringIO):
         def isatty(self):
@@ -209,11 +216,74 @@ def test_progress_bar_only_on_a_terminal(capsys, monkeypatch):
     monkeypatch.setattr("sys.stderr", terminal)
     compare_estimators(ESTIMATORS, X, y, progress=True, **kwargs)
     assert "compare_estimators" in terminal.getvalue()
-    assert "/4 " in terminal.getvalue()  # 2 estimators x 2 folds
+    assert "2/2" in terminal.getvalue()  # a tqdm bar over the 2 estimators
     quiet = Terminal()
     monkeypatch.setattr("sys.stderr", quiet)
     compare_estimators(ESTIMATORS, X, y, progress=False, **kwargs)
     assert quiet.getvalue() == ""
+
+
+def test_train_scores_and_params_match_cross_validate():
+    X, y = _data()
+    weights = np.where(y == 1, 0.05, 1.0)  # shifts predictions towards 0
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    summary = compare_estimators(
+        {"logreg": LogisticRegression()},
+        X,
+        y,
+        sensitive=None,
+        cv=cv,
+        scoring={"acc": "accuracy"},
+        progress=False,
+        return_train_score=True,
+        params={"sample_weight": weights},
+    )
+    expected = cross_validate(
+        LogisticRegression(),
+        X,
+        y,
+        cv=cv,
+        scoring="accuracy",
+        return_train_score=True,
+        params={"sample_weight": weights},
+    )
+    assert summary["metric"].tolist() == ["acc", "train_acc"]
+    assert summary["mean"].tolist() == pytest.approx(
+        [expected["test_score"].mean(), expected["train_score"].mean()]
+    )
+    unweighted = cross_validate(LogisticRegression(), X, y, cv=cv)["test_score"]
+    assert not np.allclose(unweighted, expected["test_score"])  # weights matter
+
+
+@pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")
+def test_positive_label_from_the_full_target_not_the_fold():
+    # Issue 10 item 7: a test fold holding class 0 only must still report F1
+    # and the gaps for label 1, never for the fold's largest label 0.
+    X, y = _data()
+    zeros, ones = np.flatnonzero(y == 0), np.flatnonzero(y == 1)
+    only_zeros = zeros[:40]
+    rest = np.setdiff1d(np.arange(y.size), only_zeros)
+    splits = [(rest, only_zeros), (np.setdiff1d(rest, ones[:40]), ones[:40])]
+    model = DecisionTreeClassifier(max_depth=2, random_state=0)
+    _, folds = compare_estimators(
+        {"tree": model},
+        X,
+        y,
+        sensitive="g",
+        cv=splits,
+        progress=False,
+        return_folds=True,
+    )
+    got = folds[folds["fold"] == 0].set_index("metric")["value"]
+    pred = model.fit(X.iloc[rest], y[rest]).predict(X.iloc[only_zeros])
+    assert pred.any() and not pred.all()  # both labels predicted
+    assert got["f1"] == 0.0  # label 1: no true positive; label 0 would be > 0
+    assert f1_score(y[only_zeros], pred, pos_label=0) > 0
+    groups = X["g"].iloc[only_zeros]
+    assert got["dp[g]"] == pytest.approx(
+        demographic_parity_gap(y[only_zeros], pred, sensitive_features=groups)
+    )
+    assert np.isnan(got["eo[g]"])  # no positives: undefined, not the label-0 gap
 
 
 @pytest.mark.parametrize(
@@ -250,10 +320,11 @@ def test_default_scoring_needs_sensitive():
         compare_estimators(ESTIMATORS, X, y, sensitive=None)
 
 
+@pytest.mark.filterwarnings("ignore:Scoring failed:UserWarning")
 def test_scorer_must_return_numbers():
     X, y = _data()
-    message = SCORER_OUTPUT_ERROR.format(name="bad", kind="str")
-    with pytest.raises(TypeError, match=re.escape(message)):
+    message = "estimator 'logreg' failed in cross-validation: scoring must return"
+    with pytest.raises(RuntimeError, match=message):
         compare_estimators(
             ESTIMATORS,
             X,
@@ -265,14 +336,22 @@ def test_scorer_must_return_numbers():
         )
 
 
+def test_bad_scoring_type():
+    X, y = _data()
+    with pytest.raises(
+        TypeError, match=re.escape(SCORING_TYPE_ERROR.format(kind="int"))
+    ):
+        compare_estimators(ESTIMATORS, X, y, sensitive=None, scoring=3)
+
+
 class _Broken(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         raise ArithmeticError("boom")
 
 
-def test_fit_failure_names_the_estimator_and_fold():
+def test_fit_failure_names_the_estimator():
     X, y = _data()
-    message = FIT_FAILED_ERROR.format(name="broken", fold=1, n_folds=2, error="boom")
+    message = FIT_FAILED_ERROR.format(name="broken", error="boom")
     with pytest.raises(RuntimeError, match=re.escape(message)) as info:
         compare_estimators(
             {"broken": _Broken()},
@@ -296,9 +375,9 @@ def credit():
     return load_hfm_dataset("credit")
 
 
-def test_paper_encoder_matches_the_hfm_encoder(credit):
+def test_encoder_with_privileged_indicators(credit):
     sensitive = list(credit.sensitive.columns)
-    encoded = hfm_paper_encoder(sensitive, privileged=credit.privileged)
+    encoded = make_hfm_encoder(sensitive, privileged=credit.privileged)
     Z = encoded.fit_transform(credit.data)
     assert Z.shape == (1000, 58)  # the paper's processed feature count
     expected_indicators = np.column_stack(
@@ -306,14 +385,14 @@ def test_paper_encoder_matches_the_hfm_encoder(credit):
     )
     np.testing.assert_array_equal(Z[:, :2], expected_indicators)
     np.testing.assert_allclose(
-        Z[:, 2:], make_hfm_encoder(credit).fit_transform(credit.data)
+        Z[:, 2:], make_hfm_encoder(sensitive).fit_transform(credit.data)
     )
 
 
-def test_paper_encoder_privileged_keys_error():
+def test_encoder_privileged_keys_error():
     message = PRIVILEGED_KEYS_ERROR.format(missing=["age"], keys=["sex"])
     with pytest.raises(ValueError, match=re.escape(message)):
-        hfm_paper_encoder(["sex", "age"], privileged={"sex": "male"})
+        make_hfm_encoder(["sex", "age"], privileged={"sex": "male"})
 
 
 def test_paper_learners(credit):
@@ -342,12 +421,25 @@ def test_paper_learners(credit):
     assert one["AdaFair"].named_steps["model"].privileged == 1
 
 
-def test_paper_learners_fairness_attributes_error(credit):
+def test_paper_learners_errors_and_subset(credit):
     message = FAIRNESS_ATTRIBUTES_ERROR.format(unknown=["race"], sensitive=["sex"])
     with pytest.raises(ValueError, match=re.escape(message)):
         hfm_paper_learners(
             "sex", privileged=credit.privileged, fairness_attributes="race"
         )
+    message = UNKNOWN_LEARNERS_ERROR.format(
+        unknown=["XGBoost"], names=list(LEARNER_NAMES)
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        hfm_paper_learners("sex", privileged=credit.privileged, learners=["XGBoost"])
+    some = hfm_paper_learners(
+        "sex",
+        privileged=credit.privileged,
+        learners=["AdaFair", "LightGBM"],
+        n_estimators=3,
+    )
+    assert list(some) == ["LightGBM", "AdaFair"]  # the paper's order
+    assert some["AdaFair"].named_steps["model"].n_estimators == 3
 
 
 def test_paper_scoring_against_the_metric_functions(credit):
@@ -411,3 +503,71 @@ def test_default_scoring_with_string_labels():
         progress=False,
     )
     pd.testing.assert_frame_equal(numeric, strings)
+
+
+class _Recorder:
+    """Records what discriminative_risk predicts on; predicts zeros."""
+
+    def __init__(self):
+        self.seen = []
+
+    def predict(self, X):
+        self.seen.append(X)
+        return np.zeros(len(X))
+
+
+@pytest.fixture(scope="module")
+def fitted_lightgbm(credit):
+    X, y = credit.data, credit.target.to_numpy()
+    pipeline = hfm_paper_learners(
+        ["sex", "age"],
+        privileged=credit.privileged,
+        learners=["LightGBM"],
+        random_state=0,
+    )["LightGBM"]
+    return pipeline.fit(X.iloc[::2], y[::2]), X.iloc[1::2], y[1::2]
+
+
+def test_paper_scoring_dr_joint_and_unscaled(credit, fitted_lightgbm):
+    pipeline, X, y = fitted_lightgbm
+    privileged = credit.privileged
+    joint = hfm_paper_scoring(
+        ["sex", "age"], privileged=privileged, dr="joint", random_state=0
+    )(pipeline, X, y)
+    expected = discriminative_risk(
+        pipeline, X, sensitive=["sex", "age"], privileged=privileged, random_state=0
+    )
+    assert joint["dr[sex]"] == joint["dr[age]"] == pytest.approx(expected)
+    # The reference code's flaw: disturbed samples predicted on raw numeric
+    # values. Oracle: the same disturbance, features rebuilt by hand.
+    recorder = _Recorder()
+    discriminative_risk(
+        recorder, X, sensitive=["sex", "age"], privileged=privileged, random_state=0
+    )
+    disturbed = recorder.seen[1]
+    encoder = pipeline.named_steps["encode"]
+    numeric = encoder.transformers_[1][2]
+    Z = encoder.transform(disturbed)
+    Z[:, encoder.output_indices_["numeric"]] = disturbed[numeric].to_numpy(float)
+    after = pipeline.named_steps["model"].predict(Z)
+    flawed = np.mean(pipeline.predict(X) != after)
+    unscaled = hfm_paper_scoring(
+        "sex", privileged=privileged, dr="joint", dr_unscaled=True, random_state=0
+    )(pipeline, X, y)
+    assert unscaled["dr[sex]"] == pytest.approx(flawed)
+    assert unscaled["dr[sex]"] > 5 * expected  # the inflation the paper shows
+    with pytest.raises(ValueError, match=re.escape(DR_MODE_ERROR.format(dr="all"))):
+        hfm_paper_scoring("sex", privileged=privileged, dr="all")
+
+
+def test_paper_scoring_positive_label_from_the_model(credit, fitted_lightgbm):
+    # Issue 10 item 7: a fold holding class 0 only keeps label 1 as positive.
+    pipeline, X, y = fitted_lightgbm
+    negatives = X[y == 0]
+    scoring = hfm_paper_scoring("sex", privileged=credit.privileged, random_state=0)
+    scores = scoring(pipeline, negatives, np.zeros(len(negatives), dtype=int))
+    pred = pipeline.predict(negatives)
+    assert pred.any()
+    assert scores["f1"] == 0.0  # of label 1; label 0's F1 would be > 0
+    assert f1_score(np.zeros(len(pred)), pred, pos_label=0) > 0.2
+    assert np.isnan(scores["eo[sex]"])  # undefined without positives

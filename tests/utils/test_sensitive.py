@@ -3,18 +3,30 @@
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skfair.utils import (
+    SMALL_GROUP_SIZE,
+    SmallGroupWarning,
     check_sensitive_features,
     drop_sensitive,
+    privileged_by_column,
+    resolve_privileged,
     select_sensitive,
     sensitive_groupings,
 )
 from skfair.utils._sensitive import (
     COMBINE_ERROR,
+    CONTINUOUS_SENSITIVE_ERROR,
+    MIN_GROUP_SIZE_ERROR,
+    SMALL_GROUP_WARNING,
     SPEC_NAME_ON_ARRAY_ERROR,
     SPEC_NONE_ERROR,
 )
+
+# Most cases use a handful of samples on purpose.
+pytestmark = pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")
 
 
 @pytest.mark.parametrize(
@@ -101,3 +113,176 @@ def test_select_and_drop_on_dataframe_and_array():
 def test_spec_errors(X, spec, error, match):
     with pytest.raises(error, match=match.replace("(", r"\(").replace(")", r"\)")):
         select_sensitive(X, spec)
+
+
+# ----------------------------------------------------------------------------
+# Issue 10: small groups (item 2), continuous attributes (item 1), speed of
+# string encoding (item 14), Grouping equality (item 12); issue 11: privileged.
+
+
+@pytest.mark.filterwarnings("error::skfair.utils.SmallGroupWarning")
+def test_small_group_warning_names_groups_and_sizes():
+    labels = ["a"] * 40 + ["b"] * 29 + ["c"] * 2
+    with pytest.warns(SmallGroupWarning, match=r"2 group\(s\) with fewer than 30") as w:
+        sensitive_groupings(labels)
+    assert "'c' (2 samples), 'b' (29 samples)" in str(w[0].message)
+    assert "{groups}" in SMALL_GROUP_WARNING and SMALL_GROUP_SIZE == 30
+    sensitive_groupings(labels, min_group_size=1)  # silent: keeps every group
+    sensitive_groupings(["a"] * 30 + ["b"] * 30)  # silent: no small group
+
+
+def test_min_group_size_leaves_small_groups_out():
+    labels = np.array(["a"] * 40 + ["c"] * 2 + ["b"] * 31)
+    (g,) = sensitive_groupings(labels, min_group_size=30)
+    assert g.labels == ("a", "b") and g.n_left_out == 2
+    np.testing.assert_array_equal(g.kept, labels != "c")
+    assert (g.codes[labels == "c"] == -1).all()
+    assert [g.labels[c] for c in g.codes[g.kept]] == labels[labels != "c"].tolist()
+    np.testing.assert_array_equal(g.counts(), [40, 31])
+    with pytest.raises(ValueError, match="at least two groups"):
+        sensitive_groupings(labels, min_group_size=35)
+    frame = pd.DataFrame({"s": labels, "t": ["x"] * 36 + ["y"] * 37})
+    s_only, t_only = sensitive_groupings(frame, min_group_size=3, combine="marginal")
+    assert s_only.labels == ("a", "b") and t_only.n_left_out == 0
+    for bad in (0, -1, 2.5, True, "3"):
+        with pytest.raises(ValueError, match="min_group_size must be None"):
+            sensitive_groupings(labels, min_group_size=bad)
+    assert "{value!r}" in MIN_GROUP_SIZE_ERROR
+
+
+@pytest.mark.filterwarnings("error::skfair.utils.SmallGroupWarning")
+def test_min_group_size_on_intersections():
+    frame = pd.DataFrame(
+        {"sex": ["f"] * 50 + ["m"] * 52, "race": ["w"] * 100 + ["b"] * 2}
+    )
+    (g,) = sensitive_groupings(frame, min_group_size=30)
+    assert g.labels == (("f", "w"), ("m", "w"))
+    assert g.n_left_out == 2 and not g.kept[-2:].any()
+
+
+def test_grouping_and_attributes_compare_by_identity():
+    attrs = check_sensitive_features(["a", "b"])
+    g = attrs.attribute(0)
+    other = attrs.attribute(0)
+    assert g == g and g != other and len({g, other}) == 2
+    assert attrs == attrs and hash(attrs) == hash(attrs)
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        np.random.default_rng(0).uniform(18, 90, 1000),  # age as float
+        np.random.default_rng(0).integers(18, 90, 1000),  # age in years
+        pd.Series(np.random.default_rng(0).integers(18, 90, 1000), name="age"),
+        [f"id{i}" for i in range(300)],  # one group per person
+    ],
+)
+def test_continuous_attribute_is_refused(column):
+    with pytest.raises(ValueError, match=r"looks continuous.*pd\.cut.*pd\.qcut"):
+        check_sensitive_features(column)
+    assert "{n_groups}" in CONTINUOUS_SENSITIVE_ERROR
+
+
+def test_continuous_rule_bounds():
+    # 50 numeric groups pass; 51 do not. Strings need small groups too.
+    check_sensitive_features(np.repeat(np.arange(50), 2))
+    with pytest.raises(ValueError, match="looks continuous"):
+        check_sensitive_features(np.repeat(np.arange(51), 20))
+    check_sensitive_features(np.repeat([f"c{i}" for i in range(60)], 5))
+    # Declared categories are groups, however many.
+    ages = pd.Series(np.arange(1000) % 70).astype("category")
+    assert check_sensitive_features(ages).categories[0][:2] == (0, 1)
+    binned = pd.cut(pd.Series(np.arange(1000) % 70), bins=[-1, 25, 45, 70])
+    assert check_sensitive_features(binned).codes.max() == 2
+
+
+def test_pairwise_engine_reads_each_pair_only():
+    # 40 groups: the pair gaps come from per-group positions, and equal the
+    # two-group computation on the pair's samples alone.
+    from skfair.metrics import mcdp
+
+    rng = np.random.default_rng(1)
+    groups = np.repeat(np.arange(40), 30)
+    y = rng.random(groups.size)
+    got = mcdp(None, y, sensitive_features=groups, agg="mean")
+    pairs = [
+        mcdp(
+            None,
+            y[(groups == a) | (groups == b)],
+            sensitive_features=groups[(groups == a) | (groups == b)],
+        )
+        for a in range(40)
+        for b in range(a + 1, 40)
+    ]
+    assert got == pytest.approx(np.mean(pairs), abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        # no lone surrogates: pandas' Arrow-backed str dtype cannot hold them
+        st.text(
+            st.characters(blacklist_characters="\x00", blacklist_categories=["Cs"]),
+            max_size=4,
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.sampled_from(["list", "U", "series", "object"]),
+)
+def test_string_encoding_matches_sorted_factorisation(values, kind):
+    column = {
+        "list": lambda: values,
+        "U": lambda: np.array(values, dtype=str),
+        "series": lambda: pd.Series(values, dtype="str"),
+        "object": lambda: np.array(values, dtype=object),
+    }[kind]()
+    attrs = check_sensitive_features(column)
+    expected_labels = tuple(sorted(set(np.array(values, dtype=str).tolist())))
+    assert attrs.categories[0] == expected_labels
+    assert [expected_labels[c] for c in attrs.codes[:, 0]] == np.array(
+        values, dtype=str
+    ).tolist()
+
+
+def test_unicode_hash_collision_falls_back(monkeypatch):
+    from skfair.utils import _sensitive
+
+    # Too long to pack exactly into 64 bits: hashed, then verified.
+    labels = np.array(["abcdefghij", "jihgfedcba", "abcdefghij"])
+    real = pd.factorize
+
+    def colliding(values, *args, **kwargs):  # every hash collides
+        if isinstance(values, np.ndarray) and values.dtype == np.uint64:
+            return np.zeros(values.shape[0], dtype=np.intp), values[:1]
+        return real(values, *args, **kwargs)
+
+    monkeypatch.setattr(_sensitive.pd, "factorize", colliding)
+    codes, labels_out = _sensitive._factorize_unicode(labels)
+    assert [labels_out[c] for c in codes] == labels.tolist()
+
+
+def test_resolve_privileged_one_meaning():
+    (g,) = sensitive_groupings(["f", "m", "m", "x"], min_group_size=1)
+    assert resolve_privileged("m", g) == 1
+    assert resolve_privileged(None, g) == 1  # most frequent
+    (tie,) = sensitive_groupings(["b", "a"], min_group_size=1)
+    assert resolve_privileged(None, tie) == 0  # ties: first in sorted order
+    frame = pd.DataFrame({"s": ["f", "m"], "r": [1, 2]})
+    (inter,) = sensitive_groupings(frame, min_group_size=1)
+    assert resolve_privileged(("m", 2), inter) == 1
+    assert resolve_privileged(("m", np.int64(2)), inter) == 1
+    with pytest.raises(ValueError, match=r"privileged='z' is not a group"):
+        resolve_privileged("z", g)
+    assert privileged_by_column({"r": 2, "s": "m"}, ["s", "r"]) == ["m", 2]
+    assert privileged_by_column({0: "m"}, np.int64(0)) == ["m"]
+    assert privileged_by_column(None, ["s", "r"]) == [None, None]
+    with pytest.raises(ValueError, match="exactly the sensitive columns"):
+        privileged_by_column({"s": "m"}, ["s", "r"])
+    with pytest.raises(TypeError, match="single value when there is one"):
+        privileged_by_column("m", ["s", "r"])
+
+
+def test_select_sensitive_keeps_the_index_of_X():
+    X = pd.DataFrame({"a": [1, 2], "s": ["f", "m"]}, index=[10, 3])
+    assert select_sensitive(X, "s").index.tolist() == [10, 3]

@@ -1,16 +1,24 @@
 """Input validation helpers."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from skfair.utils import (
     check_binary_target,
     check_fraction,
+    check_same_index,
     check_same_length,
     check_sample_weight_1d,
     check_scores,
+    column_1d,
+    same_label,
 )
-from skfair.utils._validation import NON_BINARY_ERROR
+from skfair.utils._validation import (
+    INDEX_MISMATCH_ERROR,
+    NON_BINARY_ERROR,
+    check_hard_labels,
+)
 
 
 def test_check_scores():
@@ -49,3 +57,52 @@ def test_other_checks():
     assert check_fraction(1, name="r") == 1.0
     with pytest.raises(ValueError, match=r"r must be a real number in \[0, 1\]"):
         check_fraction(1.5, name="r")
+
+
+# Issue 10 item 12 and item 6; issue 11 (shared label helpers).
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [
+        np.array([0.1 + 1j, 0.2]),
+        np.array(["2024-01-01", "2024-01-02"], dtype="datetime64[D]"),
+        np.array([1, 2], dtype="timedelta64[s]"),
+        pd.Series(pd.to_datetime(["2024-01-01", "2024-01-02"])),
+    ],
+)
+def test_complex_and_datetime_scores_are_refused(scores):
+    with pytest.raises(TypeError, match="must be numeric"):
+        check_scores(scores)
+
+
+def test_sample_weight_message_names_the_argument():
+    with pytest.raises(ValueError, match="sample_weight has 1 and X has 2"):
+        check_sample_weight_1d([1.0], 2)
+    with pytest.raises(ValueError, match="sample_weight has 1 and y_true has 2"):
+        check_sample_weight_1d([1.0], 2, against="y_true")
+
+
+def test_check_same_index():
+    a = pd.Series([0.1, 0.2, 0.3], index=[2, 0, 1])
+    check_same_index(y_score=a, sensitive_features=a.to_frame(), y_true=None)
+    check_same_index(y_score=a, sensitive_features=[0, 1, 1])  # arrays: by position
+    with pytest.raises(ValueError, match="y_score and sensitive_features are pandas"):
+        check_same_index(y_score=a, sensitive_features=a.reset_index(drop=True))
+    assert "{first}" in INDEX_MISMATCH_ERROR
+
+
+def test_check_hard_labels_and_same_label():
+    truth, pred = check_hard_labels([-1, 1, 1], [1, 1, -1], pos_label=1)
+    assert truth.tolist() == [False, True, True] and pred.tolist() == [
+        True,
+        True,
+        False,
+    ]
+    with pytest.raises(ValueError, match="same two classes"):
+        check_hard_labels([0, 1], [0.2, 0.9])
+    with pytest.raises(ValueError, match="pos_label=2 is not among"):
+        check_hard_labels([0, 1], [0, 1], pos_label=2)
+    assert check_hard_labels(["a"], ["a"], pos_label="b")[0].tolist() == [False]
+    assert same_label(("a", 1), ("a", np.int64(1))) and not same_label("a", ("a",))
+    assert column_1d(pd.Series([1, 2]), name="y").tolist() == [1, 2]

@@ -1,0 +1,239 @@
+"""What the ensemble estimators share: reading ``X``, groups and target."""
+
+from __future__ import annotations
+
+import contextlib
+import numbers
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    _fit_context,  # noqa: F401 - no public equivalent; for the ensembles' fit
+)
+
+# No public equivalent (scikit-learn's parameter validation); shared with the
+# ensembles, which import these from here.
+from sklearn.utils._param_validation import Interval, StrOptions  # noqa: F401
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from skfair.utils._sensitive import (
+    _resolve_positions,
+    select_sensitive,
+    sensitive_groupings,
+)
+from skfair.utils._validation import check_binary_target
+
+NON_NUMERIC_FEATURE_ERROR = (
+    "{estimator} needs numeric features, but column(s) {columns} of X are not "
+    "numeric. Encode them first (e.g. a OneHotEncoder in a Pipeline, or "
+    "skfair.datasets' HFM encoder){hint}."
+)
+NON_NUMERIC_SENSITIVE_HINT = (
+    ", or set sensitive_as_feature=False so that the sensitive column(s) are "
+    "used only to define the groups"
+)
+NON_FINITE_FEATURE_ERROR = (
+    "Input X contains NaN or infinity in column(s) {columns} (the first at row "
+    "{row}); {estimator} needs finite numbers. Impute or drop those values first."
+)
+ONLY_BINARY_ERROR = (
+    "Only binary classification is supported. {estimator} got a {y_type} "
+    "target with {n_classes} classes: {classes}."
+)
+NO_FEATURES_ERROR = (
+    "{estimator}: X has {n_features} feature(s), all of them sensitive "
+    "({names}); with sensitive_as_feature=False no feature is left to learn "
+    "from. Add non-sensitive features or set sensitive_as_feature=True."
+)
+
+
+def store_params(estimator, params):
+    """Store ``__init__``'s arguments (its ``locals()``) unchanged."""
+    for name, value in params.items():
+        if name != "self":
+            setattr(estimator, name, value)
+
+
+def _check_binary_y(y, estimator_name):
+    """Check that ``y`` is a binary target; return it as 0/1 and its classes."""
+    check_classification_targets(y)
+    y_type = type_of_target(y, input_name="y")
+    if y_type != "binary":
+        classes = np.unique(y)
+        raise ValueError(
+            ONLY_BINARY_ERROR.format(
+                estimator=estimator_name,
+                y_type=y_type,
+                n_classes=classes.size,
+                classes=classes[:10].tolist(),
+            )
+        )
+    return check_binary_target(y, name="y", why=estimator_name)
+
+
+def _is_numeric_column(column):
+    """Whether an object column holds only real numbers (bools included)."""
+    if column.dtype.kind in "biuf":
+        return True
+    return all(
+        isinstance(value, (numbers.Real, np.bool_)) and not isinstance(value, str)
+        for value in column
+    )
+
+
+class BaseFairEnsemble(ClassifierMixin, BaseEstimator):
+    """Base of the binary ensembles that read their groups from ``X``.
+
+    The groups go through the shared resolver (:mod:`skfair.utils`), which
+    refuses continuous columns and single groups and applies
+    ``min_group_size``. Subclasses build ``fit`` on :meth:`_fit_input` and
+    ``decision_function`` on :meth:`_predict_features`, and map the decision
+    to the probability of ``classes_[1]`` with ``_proba_of_positive``.
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "sensitive": "no_validation",
+        "min_group_size": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "sensitive_as_feature": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def _sensitive_columns(self, X):
+        """The sensitive columns of ``X`` as a DataFrame."""
+        return select_sensitive(X, self.sensitive)
+
+    def _model_input(self, X, *, reset):
+        """``X`` as the validation below receives it (a hook for subclasses)."""
+        return X
+
+    def _fit_input(self, X, y):
+        """Validate the training data, set ``classes_`` and ``groups_``.
+
+        Returns the float64 features, ``y`` as 0/1 (1 for ``classes_[1]``) and
+        the :class:`~skfair.utils.Grouping` (a categorical's unused categories
+        are no groups: a cross-validation fold may miss some).
+        """
+        features, y = self._validate_X(X, y, reset=True)
+        y01, self.classes_ = _check_binary_y(y, type(self).__name__)
+        columns = self._sensitive_columns(X)
+        for name in columns.columns:
+            if isinstance(columns[name].dtype, pd.CategoricalDtype):
+                columns[name] = columns[name].cat.remove_unused_categories()
+        (grouping,) = sensitive_groupings(columns, min_group_size=self.min_group_size)
+        self.groups_ = grouping.labels
+        return features, y01, grouping
+
+    def _predict_features(self, X):
+        """Check that the estimator is fitted and validate ``X``."""
+        check_is_fitted(self)
+        return self._validate_X(X, reset=False)[0]
+
+    def _validate_X(self, X, y="no_validation", *, reset):
+        """Validate ``X`` (and ``y``); return the model's features and ``y``.
+
+        Only the columns the model learns from must be numeric and finite;
+        the sensitive columns may hold any labels when they are not features.
+        """
+        name = type(self).__name__
+        model_input = self._model_input(X, reset=reset)
+        kwargs = {"reset": reset, "dtype": None, "ensure_all_finite": False}
+        if isinstance(y, str) and y == "no_validation":
+            X_checked, y = validate_data(self, model_input, **kwargs), None
+        else:
+            X_checked, y = validate_data(self, model_input, y, **kwargs)
+        if reset:
+            self._sensitive_positions, _ = _resolve_positions(X, self.sensitive)
+        positions = set(self._sensitive_positions)
+        n_features = X_checked.shape[1]
+        names = getattr(self, "feature_names_in_", None)
+        names = [f"x{k}" for k in range(n_features)] if names is None else names
+        keep = [k for k in range(n_features) if k not in positions]
+        keep = list(range(n_features)) if self.sensitive_as_feature else keep
+        if reset:
+            self._feature_positions = keep
+        if not keep:
+            raise ValueError(
+                NO_FEATURES_ERROR.format(
+                    estimator=name,
+                    n_features=n_features,
+                    names=[str(names[k]) for k in sorted(positions)],
+                )
+            )
+        features = X_checked[:, keep]
+        if features.dtype.kind not in "biuf":
+            # A TypeError here means an object that is neither a number nor a
+            # string (e.g. a dict): numpy's own message says so.
+            with contextlib.suppress(ValueError):
+                features = features.astype(np.float64)
+        bad = [k for j, k in enumerate(keep) if not _is_numeric_column(features[:, j])]
+        if bad:
+            hint = NON_NUMERIC_SENSITIVE_HINT if positions.intersection(bad) else ""
+            raise ValueError(
+                NON_NUMERIC_FEATURE_ERROR.format(
+                    estimator=name, columns=[str(names[k]) for k in bad], hint=hint
+                )
+            )
+        features = np.ascontiguousarray(features, dtype=np.float64)
+        # every numeric column, sensitive ones included, must be finite
+        numeric = X_checked.dtype.kind in "biuf"
+        checked = list(range(n_features)) if numeric else keep
+        values = X_checked.astype(np.float64, copy=False) if numeric else features
+        finite = np.isfinite(values) | self._missing_allowed(values, checked)
+        if not finite.all():
+            rows, columns = np.nonzero(~finite)
+            raise ValueError(
+                NON_FINITE_FEATURE_ERROR.format(
+                    columns=[str(names[checked[j]]) for j in np.unique(columns)],
+                    row=int(rows[0]),
+                    estimator=name,
+                )
+            )
+        return features, y
+
+    def _missing_allowed(self, values, positions):
+        """Mask of the ``values`` (columns ``positions`` of X) that may be NaN."""
+        return False
+
+    def predict_proba(self, X):
+        """Class probabilities, a monotone map of :meth:`decision_function`.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            Samples, with the columns seen in fit.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, 2)
+            Probabilities of ``classes_[0]`` and ``classes_[1]``.
+        """
+        positive = self._proba_of_positive(self.decision_function(X))
+        return np.column_stack([1.0 - positive, positive])
+
+    def predict(self, X):
+        """Predicted labels: ``classes_[1]`` where the decision is positive.
+
+        A decision of exactly 0 predicts ``classes_[0]``.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            Samples to classify (any labels in the sensitive columns).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        decision = self.decision_function(X)
+        return self.classes_[(decision > 0).astype(np.intp)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.allow_nan = False
+        return tags

@@ -1,0 +1,224 @@
+"""What the in-processing estimators share: input, groups, penalty, predict."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_array
+from sklearn.utils._param_validation import (  # scikit-learn's own validation;
+    Interval,  # no public equivalent of these parameter constraints
+    StrOptions,
+)
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from skfair.utils import (
+    check_sample_weight_1d,
+    drop_sensitive,
+    select_sensitive,
+    sensitive_groupings,
+)
+
+from ._penalties import PENALTIES, _penalty_from_codes
+
+BINARY_TARGET_ERROR = (
+    "Only binary classification is supported. The type of the target is "
+    "{kind!r} ({n_classes} class(es): {classes}); {estimator} needs exactly two "
+    "classes."
+)
+NO_FEATURES_ERROR = (
+    "{estimator}: X has {n_features} feature(s), all of them sensitive; with "
+    "sensitive_as_feature=False no feature is left to learn from. Add features "
+    "or set sensitive_as_feature=True."
+)
+
+
+def check_binary_y(estimator, y):
+    """Check a binary target; return ``(classes, y01)``."""
+    kind = type_of_target(y, input_name="y", raise_unknown=True)
+    classes = np.unique(y)
+    if kind != "binary" or classes.size != 2:
+        raise ValueError(
+            BINARY_TARGET_ERROR.format(
+                estimator=type(estimator).__name__,
+                n_classes=classes.size,
+                classes=classes.tolist()[:10],
+                kind=kind,
+            )
+        )
+    return classes, (y == classes[1]).astype(np.float64)
+
+
+class BaseFairPenalised(ClassifierMixin, BaseEstimator):
+    """Base of the binary classifiers trained with a fairness penalty.
+
+    Subclasses implement ``fit`` on :meth:`_fit_input` and
+    :meth:`_penalty_grad`, and ``_raw_score(features)`` (the log-odds of
+    ``classes_[1]``); ``decision_function``, ``predict_proba`` and
+    ``predict`` are written here once.
+
+    The sensitive columns named by ``sensitive`` are read from ``X``
+    (:func:`skfair.utils.select_sensitive`); they feed the model only when
+    ``sensitive_as_feature`` is True, and then must be numeric. The groups go
+    through :func:`skfair.utils.sensitive_groupings`, which refuses a single
+    group or a continuous column and applies ``min_group_size``: None keeps
+    every group and warns (:class:`skfair.utils.SmallGroupWarning`) about
+    those under 30 samples; an int ``k`` leaves the groups with fewer than
+    ``k`` samples out of the penalty (the model still trains on them).
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "sensitive": "no_validation",
+        "penalty": [StrOptions(set(PENALTIES)), None],
+        "fairness_weight": [Interval(Real, 0, None, closed="left")],
+        "temperature": [Interval(Real, 0, None, closed="neither")],
+        "epsilon": [Interval(Real, 0, None, closed="left")],
+        "min_group_size": [Interval(Integral, 1, None, closed="left"), None],
+        "sensitive_as_feature": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def _sensitive_columns(self, X):
+        """The sensitive columns of ``X`` as a DataFrame (a hook for tests)."""
+        return select_sensitive(X, self.sensitive)
+
+    def _validate_X(self, X, y="no_validation", *, reset):
+        """Validate ``X`` (and ``y``); return ``(source, features, y)``.
+
+        ``source`` is ``X`` as a DataFrame or array (where the sensitive
+        columns are read), ``features`` the model's float64 inputs.
+        ``y="no_validation"`` (predict) skips the target.
+        """
+        kwargs = {"reset": reset, "dtype": None, "ensure_all_finite": False}
+        if isinstance(y, str) and y == "no_validation":
+            X_arr, y = validate_data(self, X, **kwargs), None
+        else:
+            X_arr, y = validate_data(self, X, y, **kwargs)
+        if X_arr.dtype.kind in "biufc":
+            # numeric X: NaN/inf anywhere (sensitive columns too) is an error
+            X_arr = check_array(X_arr, dtype=None)
+        source = X if isinstance(X, pd.DataFrame) else X_arr
+        model_X = (
+            source
+            if self.sensitive_as_feature
+            else drop_sensitive(source, self.sensitive)
+        )
+        if model_X.shape[1] == 0:
+            raise ValueError(
+                NO_FEATURES_ERROR.format(
+                    estimator=type(self).__name__, n_features=X_arr.shape[1]
+                )
+            )
+        return source, check_array(model_X, dtype=np.float64), y
+
+    def _fit_input(self, X, y, sample_weight):
+        """Validate the training data and set ``classes_``.
+
+        Returns
+        -------
+        features : ndarray of shape (n_samples, n_model_features)
+        y01 : ndarray of shape (n_samples,)
+            1.0 for ``classes_[1]``, 0.0 otherwise.
+        sample_weight : ndarray of shape (n_samples,)
+            Validated weights (ones when None).
+        codes : ndarray of int of shape (n_samples,)
+            Group codes (the intersection of the sensitive attributes); -1 for
+            the samples of groups left out by ``min_group_size``.
+        """
+        source, features, y = self._validate_X(X, y, reset=True)
+        self.classes_, y01 = check_binary_y(self, y)
+        n_samples = features.shape[0]
+        sample_weight = check_sample_weight_1d(sample_weight, n_samples)
+        if sample_weight is None:
+            sample_weight = np.ones(n_samples)
+        (grouping,) = sensitive_groupings(
+            self._sensitive_columns(source),
+            n_samples=n_samples,
+            against="X",
+            min_group_size=self.min_group_size,
+        )
+        return features, y01, sample_weight, np.asarray(grouping.codes, np.intp)
+
+    def _penalty_grad(self, proba, codes):
+        """``(penalty, fairness_weight * d(penalty)/d(proba))`` on ``proba``.
+
+        Only the samples with ``codes >= 0`` are compared; the penalty is 0
+        (and so is its gradient) when fewer than two groups are among them,
+        e.g. a mini-batch holding one group.
+        """
+        grad = np.zeros_like(proba)
+        if self.penalty is None or self.fairness_weight == 0:
+            return 0.0, grad
+        kept = codes >= 0
+        present, local = np.unique(codes[kept], return_inverse=True)
+        if present.size < 2:
+            return 0.0, grad
+        value, grad[kept] = _penalty_from_codes(
+            proba[kept],
+            local,
+            present.size,
+            self.penalty,
+            float(self.temperature),
+            float(self.epsilon),
+        )
+        return value, self.fairness_weight * grad
+
+    def decision_function(self, X):
+        """Log-odds of the positive class ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Data with the same columns as in fit.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+            ``log(p / (1 - p))`` where ``p`` is the probability of
+            ``classes_[1]``.
+        """
+        check_is_fitted(self)
+        return self._raw_score(self._validate_X(X, reset=False)[1])
+
+    def predict_proba(self, X):
+        """Class probabilities.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Data with the same columns as in fit.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, 2)
+            Probabilities of ``classes_[0]`` and ``classes_[1]``.
+        """
+        p = expit(self.decision_function(X))
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X):
+        """Predicted class: ``classes_[1]`` where its probability is >= 0.5.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Data with the same columns as in fit.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted labels.
+        """
+        positive = self.decision_function(X) >= 0  # checks that it is fitted
+        return self.classes_[positive.astype(np.intp)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.non_deterministic = False
+        return tags

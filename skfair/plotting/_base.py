@@ -1,0 +1,289 @@
+"""Code shared by the Displays: matplotlib guard, axes, scores, ECDFs, notes.
+
+matplotlib is an optional extra (``pip install "skfair[plot]"``); it is
+imported inside functions only, here and in the Display modules, never at
+module level (ruff's TID253 enforces it).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+
+from ..metrics import mcdp_details
+from ..utils import (
+    SmallGroupWarning,
+    check_sample_weight_1d,
+    check_scores,
+    select_sensitive,
+    sensitive_groupings,
+)
+
+MATPLOTLIB_ERROR = (
+    "{caller} requires matplotlib, which is not installed. Install it with: pip "
+    'install "skfair[plot]" (or pip install matplotlib).'
+)
+RESPONSE_METHOD_ERROR = (
+    "response_method must be 'auto', 'predict_proba' or 'decision_function'; "
+    "got {value!r}."
+)
+NO_RESPONSE_ERROR = (
+    "{estimator} has none of the response methods {methods}; a Display needs "
+    "continuous scores (predict_proba or decision_function)."
+)
+NOT_BINARY_ERROR = (
+    "{estimator} has {n_classes} classes {classes}; fairness Displays take the "
+    "scores of a binary classifier."
+)
+POS_LABEL_ERROR = "pos_label={pos_label!r} is not one of the classes {classes}."
+MAX_POINTS_ERROR = "max_points must be None or an integer >= 2; got {value!r}."
+TEXT_BOX = {"boxstyle": "round", "facecolor": "white", "alpha": 0.9}
+
+
+def check_matplotlib_support(caller):
+    """Import matplotlib.pyplot, or raise an ImportError naming the extra.
+
+    Parameters
+    ----------
+    caller : str
+        What needs matplotlib, named in the error message.
+
+    Returns
+    -------
+    plt : module
+        ``matplotlib.pyplot``.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed; the message says
+        ``pip install "skfair[plot]"``.
+    """
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        raise ImportError(MATPLOTLIB_ERROR.format(caller=caller)) from error
+    return plt
+
+
+class _FairnessDisplayMixin:
+    """What the Displays share: axes creation and the ``from_estimator`` scores.
+
+    Like scikit-learn's ``_BinaryClassifierCurveDisplayMixin``: each Display
+    keeps its own public signatures and docstrings, and calls these.
+    """
+
+    def _set_axes(self, ax):
+        """Store ``figure_`` and ``ax_`` (a new figure's axes if None); return ax."""
+        plt = check_matplotlib_support(f"{type(self).__name__}.plot")
+        if ax is None:
+            _, ax = plt.subplots(layout="constrained")
+        self.figure_, self.ax_ = ax.figure, ax
+        return ax
+
+    @classmethod
+    def _estimator_scores(
+        cls, estimator, X, sensitive, response_method, pos_label, name
+    ):
+        """``(y_score, sensitive_features, name)`` for ``from_predictions``.
+
+        Parameters as in the Displays' ``from_estimator``: the scores come from
+        :func:`get_response_values`, the groups from the ``sensitive`` columns
+        of ``X``, and ``name`` defaults to the estimator's class name.
+        """
+        y_score, _ = get_response_values(
+            estimator, X, response_method=response_method, pos_label=pos_label
+        )
+        name = type(estimator).__name__ if name is None else name
+        return y_score, select_sensitive(X, sensitive), name
+
+
+def check_max_points(max_points):
+    """Validate a thinning parameter: None or an integer >= 2."""
+    if max_points is None:
+        return None
+    if (
+        isinstance(max_points, bool)
+        or not isinstance(max_points, numbers.Integral)
+        or max_points < 2
+    ):
+        raise ValueError(MAX_POINTS_ERROR.format(value=max_points))
+    return int(max_points)
+
+
+def get_response_values(estimator, X, *, response_method="auto", pos_label=None):
+    """Continuous scores of a fitted binary classifier for its positive class.
+
+    Parameters
+    ----------
+    estimator : fitted classifier
+        With ``classes_`` and ``predict_proba`` or ``decision_function``.
+    X : array-like or DataFrame
+        The data.
+    response_method : {"auto", "predict_proba", "decision_function"}
+        "auto" tries ``predict_proba`` first, then ``decision_function``.
+    pos_label : object or None, default=None
+        The positive class; the larger class (``classes_[-1]``) if None.
+
+    Returns
+    -------
+    y_score : ndarray of shape (n_samples,)
+        The positive class's probability, or the decision function oriented
+        so that larger means more positive.
+    pos_label : object
+        The positive class used.
+    """
+    if response_method == "auto":
+        methods = ["predict_proba", "decision_function"]
+    elif response_method in ("predict_proba", "decision_function"):
+        methods = [response_method]
+    else:
+        raise ValueError(RESPONSE_METHOD_ERROR.format(value=response_method))
+    name = type(estimator).__name__
+    method = next((m for m in methods if hasattr(estimator, m)), None)
+    if method is None:
+        raise AttributeError(NO_RESPONSE_ERROR.format(estimator=name, methods=methods))
+    classes = list(getattr(estimator, "classes_", [0, 1]))
+    if len(classes) != 2:
+        raise ValueError(
+            NOT_BINARY_ERROR.format(
+                estimator=name, n_classes=len(classes), classes=classes
+            )
+        )
+    if pos_label is None:
+        pos_label = classes[-1]
+    elif pos_label not in classes:
+        raise ValueError(POS_LABEL_ERROR.format(pos_label=pos_label, classes=classes))
+    column = classes.index(pos_label)
+    response = np.asarray(getattr(estimator, method)(X))
+    if method == "predict_proba":
+        return response[:, column], pos_label
+    response = response.ravel()
+    return (response if column == 1 else -response), pos_label
+
+
+def format_label(label):
+    """A group label as legend text: intersections as ``"a & b"``."""
+    if isinstance(label, tuple):
+        return " & ".join(str(part) for part in label)
+    return str(label)
+
+
+def weighted_ecdf(scores, weights=None):
+    """Exact ECDF of one group: distinct scores and F at each (right-continuous).
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n,)
+        The group's scores.
+    weights : ndarray of shape (n,) or None
+        Sample weights.
+
+    Returns
+    -------
+    x : ndarray of shape (n_distinct,)
+        The distinct scores, increasing.
+    F : ndarray of shape (n_distinct,)
+        ``F(x_k)``, the (weighted) fraction of scores ``<= x_k``; the last is
+        exactly 1.
+    """
+    order = np.argsort(scores, kind="stable")
+    values = scores[order]
+    w = np.ones_like(values) if weights is None else weights[order]
+    cum = np.cumsum(w)
+    last = np.flatnonzero(np.append(values[1:] != values[:-1], True))
+    x = values[last]
+    # Without weights, exact fractions of counts.
+    F = (last + 1) / values.size if weights is None else cum[last] / cum[-1]
+    F[-1] = 1.0
+    return x, F
+
+
+def ecdf_at(x, F, t, *, left=False):
+    """Evaluate a step ECDF ``(x, F)`` at ``t``: ``F(t)``, or ``F(t⁻)`` if left."""
+    idx = np.searchsorted(x, t, side="left" if left else "right")
+    padded = np.concatenate(([0.0], F))
+    return padded[idx]
+
+
+def thin_ecdf(x, F, max_points):
+    """Keep breakpoints so the drawn steps stay within ``1/max_points`` of F.
+
+    Keeps, for every level ``k / max_points``, the first breakpoint where F
+    reaches it (and the last breakpoint). Between two kept breakpoints F rises
+    by less than one level, so the step drawn from the kept points is below F
+    by less than ``1 / max_points`` everywhere, and equals F at every kept x.
+    """
+    if max_points is None or x.size <= max_points:
+        return x, F
+    levels = np.arange(1, max_points + 1) / max_points
+    keep = np.unique(
+        np.append(np.searchsorted(F, levels, side="left").clip(0, x.size - 1), 0)
+    )
+    keep = np.union1d(keep, [x.size - 1])
+    return x[keep], F[keep]
+
+
+def mcdp_and_groupings(y_true, y_score, **params):
+    """MCDP of the scores, and the validated data a Display draws with it.
+
+    Parameters
+    ----------
+    y_true, y_score : array-like of shape (n_samples,)
+        As in :func:`skfair.metrics.mcdp_details`.
+    **params
+        The arguments of :func:`skfair.metrics.mcdp_details`; all of
+        ``sensitive_features``, ``combine``, ``sample_weight`` and
+        ``min_group_size`` are required.
+
+    Returns
+    -------
+    details : MCDPResult
+        What :func:`skfair.metrics.mcdp_details` returns.
+    scores : ndarray of shape (n_samples,)
+        The scores as floats.
+    weights : ndarray of shape (n_samples,) or None
+        The sample weights.
+    groupings : list of Grouping
+        As :func:`skfair.utils.sensitive_groupings`. The metric has validated
+        the groups and warned once about small ones; they are built here
+        without repeating that SmallGroupWarning.
+    """
+    details = mcdp_details(y_true, y_score, **params)
+    scores = check_scores(y_score)
+    weights = check_sample_weight_1d(params["sample_weight"], scores.shape[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallGroupWarning)
+        groupings = sensitive_groupings(
+            params["sensitive_features"],
+            n_samples=scores.shape[0],
+            combine=params["combine"],
+            min_group_size=params["min_group_size"],
+        )
+    return details, scores, weights, groupings
+
+
+def annotate_beside(ax, text, xy, *, xlim, offset, va):
+    """Write ``text`` in a box next to ``xy``, on the side with more room.
+
+    The box goes right of ``xy`` when ``xy`` lies in the left 60 % of the
+    x range ``xlim``, else left of it; ``offset`` is ``(dx, dy)`` in points,
+    dx mirrored on the left.
+    """
+    low, high = xlim
+    right = xy[0] < low + 0.6 * (high - low)
+    dx, dy = offset
+    return ax.annotate(
+        text,
+        xy=xy,
+        xytext=(dx if right else -dx, dy),
+        textcoords="offset points",
+        ha="left" if right else "right",
+        va=va,
+        multialignment="left",
+        fontsize="small",
+        bbox=TEXT_BOX,
+        zorder=5,
+    )

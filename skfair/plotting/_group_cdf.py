@@ -1,0 +1,434 @@
+"""Each group's empirical CDF, with the location of MCDP(ε) drawn on it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._base import (
+    _FairnessDisplayMixin,
+    annotate_beside,
+    check_max_points,
+    ecdf_at,
+    format_label,
+    mcdp_and_groupings,
+    thin_ecdf,
+    weighted_ecdf,
+)
+
+
+def _group_ecdfs(scores, weights, grouping):
+    """``({label: (x, F)}, {label: n})``: each group's exact ECDF and size."""
+    ecdfs, counts = {}, {}
+    for code, label in enumerate(grouping.labels):
+        mask = grouping.codes == code  # codes of left-out samples (-1) match none
+        counts[label] = int(mask.sum())
+        ecdfs[label] = weighted_ecdf(
+            scores[mask], None if weights is None else weights[mask]
+        )
+    return ecdfs, counts
+
+
+def _min_gap_in_window(ecdf_a, ecdf_b, low, high):
+    """Where in ``[low, high]`` the gap ``|F_a - F_b|`` is smallest.
+
+    The gap is a right-continuous step function, so its minimum over the
+    closed window is attained at ``low`` or at a breakpoint in ``(low, high]``.
+    """
+    points = np.union1d(ecdf_a[0], ecdf_b[0])
+    points = points[(points > low) & (points <= high)]
+    points = np.concatenate(([low], points))
+    gaps = np.abs(ecdf_at(*ecdf_a, points) - ecdf_at(*ecdf_b, points))
+    k = int(np.argmin(gaps))
+    return float(points[k])
+
+
+def _x_limits(ecdfs):
+    low = min(float(x[0]) for x, _ in ecdfs.values())
+    high = max(float(x[-1]) for x, _ in ecdfs.values())
+    if low >= 0.0 and high <= 1.0:
+        return 0.0, 1.0
+    pad = 0.05 * (high - low) or 0.5
+    return low - pad, high + pad
+
+
+class GroupCDFDisplay(_FairnessDisplayMixin):
+    """Each group's empirical CDF of the scores, with MCDP(ε) drawn on it.
+
+    The empirical CDFs are exact step functions. The location of MCDP(ε)
+    (:func:`skfair.metrics.mcdp_details`) is drawn on them: for ε = 0 a
+    vertical line at the threshold where the two groups' CDFs are furthest
+    apart, for ε > 0 the window (shaded) over which their gap stays at least
+    MCDP(ε). The two groups that realise it are drawn in bold, their gap is
+    marked by a vertical segment (at the threshold, or where the gap is
+    smallest inside the window) and the value is annotated.
+
+    Create it with :meth:`from_predictions` or :meth:`from_estimator`;
+    calling the constructor stores the data without drawing. The annotated
+    value is always ``mcdp(...)``; the segment is the worst pair's gap. The
+    two agree for ``agg="max"`` and ``method="exact"``; with ``agg="mean"``
+    the value is a mean over pairs, and with ``method="approx"`` (which
+    never under-estimates) the exact smallest gap in the reported window
+    may be below the value.
+
+    Parameters
+    ----------
+    ecdfs : dict
+        ``{group label: (x, F)}``: each group's distinct scores ``x``
+        (increasing) and its empirical CDF ``F(x)`` there (right-continuous,
+        the last value 1). Intersection labels are tuples.
+    mcdp_result : MCDPResult
+        What :func:`skfair.metrics.mcdp_details` returned for these scores.
+    attribute : str or None, default=None
+        Name of the grouping (the legend's title), e.g. ``"sex & race"``.
+    counts : dict or None, default=None
+        ``{group label: number of samples}``, shown in the legend.
+    name : str or None, default=None
+        Name of the model, used as the axes' title.
+
+    Attributes
+    ----------
+    lines_ : dict of matplotlib Line2D
+        The step line of each group, keyed by group label.
+    threshold_line_ : matplotlib Line2D or None
+        The vertical line at the MCDP(0) threshold (ε = 0), else None.
+    window_span_ : matplotlib Polygon or None
+        The shaded MCDP(ε) window (ε > 0), else None.
+    gap_line_ : matplotlib Line2D
+        The vertical segment between the two groups' CDFs that realise MCDP.
+    annotation_ : matplotlib Annotation or None
+        The annotated value (None with ``annotate=False``).
+    ax_ : matplotlib Axes
+        Axes with the plot.
+    figure_ : matplotlib Figure
+        Figure containing the plot.
+
+    See Also
+    --------
+    skfair.metrics.mcdp_details : The value and its location.
+    MCDPCurveDisplay : MCDP(ε) as a function of ε.
+    ThresholdDisparityDisplay : The positive-rate gap at every threshold.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfair.plotting import GroupCDFDisplay
+    >>> rng = np.random.default_rng(0)
+    >>> group = rng.integers(0, 2, 400)
+    >>> y_score = rng.beta(2 + group, 2, size=400)
+    >>> display = GroupCDFDisplay.from_predictions(
+    ...     None, y_score, sensitive_features=group)
+    >>> display.mcdp_result.threshold == display.threshold_line_.get_xdata()[0]
+    True
+    """
+
+    def __init__(self, *, ecdfs, mcdp_result, attribute=None, counts=None, name=None):
+        self.ecdfs = ecdfs
+        self.mcdp_result = mcdp_result
+        self.attribute = attribute
+        self.counts = counts
+        self.name = name
+
+    def plot(self, ax=None, *, name=None, max_points=None, annotate=True):
+        """Draw the group CDFs and the MCDP location.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+        name : str or None, default=None
+            Title of the axes; ``self.name`` if None.
+        max_points : int or None, default=None
+            Draw at most about this many breakpoints per group, kept so that
+            the drawn step function is within ``1 / max_points`` of the exact
+            ECDF everywhere and equal to it at every drawn point (use e.g.
+            2000 for millions of scores). None draws every breakpoint.
+        annotate : bool, default=True
+            Whether to write the value of MCDP(ε) next to the gap.
+
+        Returns
+        -------
+        display : GroupCDFDisplay
+            The object, with its artists stored.
+        """
+        max_points = check_max_points(max_points)
+        ax = self._set_axes(ax)
+        result = self.mcdp_result
+        worst = set(result.groups)
+        x_left, x_right = _x_limits(self.ecdfs)
+        many = len(self.ecdfs) > 10
+        worst_order = {label: j for j, label in enumerate(result.groups)}
+        self.lines_ = {}
+        for k, (label, (x, F)) in enumerate(self.ecdfs.items()):
+            xs, Fs = thin_ecdf(np.asarray(x), np.asarray(F), max_points)
+            left, right = int(xs[0] > x_left), int(xs[-1] < x_right)
+            xs = np.concatenate(([x_left] * left, xs, [x_right] * right))
+            Fs = np.concatenate(([0.0] * left, Fs, [1.0] * right))
+            text = format_label(label)
+            if self.counts is not None and label in self.counts:
+                text += f" (n={self.counts[label]})"
+            bold = label in worst
+            color = _color(k, many, bold, worst_order.get(label))
+            (self.lines_[label],) = ax.plot(
+                xs,
+                Fs,
+                drawstyle="steps-post",
+                color=color,
+                label=text,
+                linewidth=2.2 if bold else 1.2,
+                alpha=1.0 if bold else 0.45,
+                zorder=3 if bold else 2,
+            )
+        self._draw_location(ax, annotate)
+        ax.set(
+            xlabel="score",
+            ylabel="empirical CDF  P(score ≤ t | group)",
+            xlim=(x_left, x_right),
+            ylim=(-0.02, 1.02),
+        )
+        title = name if name is not None else self.name
+        if title is not None:
+            ax.set_title(title)
+        outside = len(self.ecdfs) > 6  # keep the curves and the annotation clear
+        ax.legend(
+            loc="upper left",
+            bbox_to_anchor=(1.02, 1.0) if outside else None,
+            title=self.attribute,
+            fontsize="small",
+            title_fontsize="small",
+            ncols=2 if len(self.ecdfs) > 16 else 1,
+        )
+        return self
+
+    def _draw_location(self, ax, annotate):
+        result = self.mcdp_result
+        a, b = result.groups
+        ecdf_a, ecdf_b = self.ecdfs[a], self.ecdfs[b]
+        if result.threshold is not None:
+            t = float(result.threshold)
+            self.threshold_line_ = ax.axvline(
+                t, color="0.25", linestyle=":", linewidth=1.2, zorder=1
+            )
+            self.window_span_ = None
+            where = f"at t = {t:.3g}"
+        else:
+            low, high = (float(v) for v in result.window)
+            self.window_span_ = ax.axvspan(low, high, color="0.5", alpha=0.2, zorder=1)
+            self.threshold_line_ = None
+            t = _min_gap_in_window(ecdf_a, ecdf_b, low, high)
+            where = f"on [{low:.3g}, {high:.3g}]"
+        Fa, Fb = float(ecdf_at(*ecdf_a, t)), float(ecdf_at(*ecdf_b, t))
+        (self.gap_line_,) = ax.plot(
+            [t, t], [Fa, Fb], color="k", linewidth=2, marker="o", markersize=4, zorder=4
+        )
+        self.annotation_ = None
+        if annotate:
+            text = (
+                f"MCDP({result.epsilon:g}) = {result.value:.4g}\n{where}\n"
+                f"{format_label(a)} vs {format_label(b)}"
+            )
+            self.annotation_ = annotate_beside(
+                ax,
+                text,
+                (t, (Fa + Fb) / 2),
+                xlim=_x_limits(self.ecdfs),
+                offset=(12, 0),
+                va="center",
+            )
+
+    @classmethod
+    def from_predictions(
+        cls,
+        y_true,
+        y_score,
+        *,
+        sensitive_features,
+        epsilon=0.0,
+        method="exact",
+        agg="max",
+        combine="intersection",
+        sample_weight=None,
+        min_group_size=None,
+        name=None,
+        ax=None,
+        max_points=None,
+        annotate=True,
+    ):
+        """Plot the group CDFs and MCDP(ε) from scores.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,) or None
+            Ignored (demographic parity does not use labels); its length is
+            checked if given.
+        y_score : array-like of shape (n_samples,)
+            Scores (in [0, 1] when ``epsilon > 0``).
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, k)
+            Group labels. With several attributes the groups are their
+            intersections (labelled ``"a & b"``), or, with
+            ``combine="marginal"``, the groups of the attribute where MCDP(ε)
+            is largest.
+        epsilon : float, default=0.0
+            The neighbourhood radius ε of MCDP(ε).
+        method : {"exact", "approx"}, default="exact"
+            How MCDP(ε) is computed; see :func:`skfair.metrics.mcdp`.
+        agg : {"max", "mean"}, default="max"
+            Aggregation over pairs of groups; the drawn location is always the
+            worst pair's.
+        combine : {"intersection", "marginal"}, default="intersection"
+            How several attributes are combined.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights (weighted ECDFs).
+        min_group_size : int or None, default=None
+            None keeps every group (with a SmallGroupWarning for groups of
+            fewer than 30 samples); an int leaves out smaller groups, as in
+            :func:`skfair.metrics.mcdp`.
+        name : str or None, default=None
+            Title of the axes.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+        max_points : int or None, default=None
+            See :meth:`plot`.
+        annotate : bool, default=True
+            Whether to write the value next to the gap.
+
+        Returns
+        -------
+        display : GroupCDFDisplay
+
+        Examples
+        --------
+        >>> from skfair.plotting import GroupCDFDisplay
+        >>> y0, y1 = [.1, .2, .3, .4, .5], [.12, .33, .35, .6, .9]
+        >>> display = GroupCDFDisplay.from_predictions(
+        ...     None, y0 + y1, sensitive_features=[0] * 5 + [1] * 5,
+        ...     epsilon=0.05)
+        >>> display.mcdp_result.value, display.mcdp_result.window
+        (0.2, (0.2, 0.30000000000000004))
+        """
+        result, scores, weights, groupings = mcdp_and_groupings(
+            y_true,
+            y_score,
+            sensitive_features=sensitive_features,
+            epsilon=epsilon,
+            method=method,
+            agg=agg,
+            combine=combine,
+            sample_weight=sample_weight,
+            min_group_size=min_group_size,
+        )
+        grouping = next(
+            (g for g in groupings if g.name == result.attribute), groupings[0]
+        )
+        ecdfs, counts = _group_ecdfs(scores, weights, grouping)
+        display = cls(
+            ecdfs=ecdfs,
+            mcdp_result=result,
+            attribute=grouping.name,
+            counts=counts,
+            name=name,
+        )
+        return display.plot(ax=ax, max_points=max_points, annotate=annotate)
+
+    @classmethod
+    def from_estimator(
+        cls,
+        estimator,
+        X,
+        y,
+        *,
+        sensitive,
+        epsilon=0.0,
+        response_method="auto",
+        pos_label=None,
+        method="exact",
+        agg="max",
+        combine="intersection",
+        sample_weight=None,
+        min_group_size=None,
+        name=None,
+        ax=None,
+        max_points=None,
+        annotate=True,
+    ):
+        """Plot the group CDFs and MCDP(ε) of a fitted classifier's scores.
+
+        Parameters
+        ----------
+        estimator : fitted binary classifier
+            Its ``predict_proba`` (or ``decision_function``) gives the scores.
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Data, including the sensitive column(s).
+        y : array-like of shape (n_samples,) or None
+            Labels; only their length is checked.
+        sensitive : str, int or list
+            The sensitive column(s) of ``X``: names for a DataFrame, integer
+            indices for an array (see :func:`skfair.utils.select_sensitive`).
+        epsilon : float, default=0.0
+            The neighbourhood radius ε.
+        response_method : {"auto", "predict_proba", "decision_function"}, \
+default="auto"
+            Which scores to use; "auto" tries ``predict_proba`` first.
+        pos_label : object or None, default=None
+            The positive class; ``estimator.classes_[-1]`` if None.
+        method, agg, combine, sample_weight, min_group_size, max_points, annotate
+            See :meth:`from_predictions`.
+        name : str or None, default=None
+            Title of the axes; the estimator's class name if None.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+
+        Returns
+        -------
+        display : GroupCDFDisplay
+
+        Examples
+        --------
+        With a DataFrame, the sensitive column is named (and titles the
+        legend):
+
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from skfair.plotting import GroupCDFDisplay
+        >>> rng = np.random.default_rng(0)
+        >>> X = pd.DataFrame(
+        ...     {"income": rng.normal(size=300), "sex": rng.integers(0, 2, 300)})
+        >>> y = (X["income"] + X["sex"] + rng.normal(size=300) > 0.5).astype(int)
+        >>> clf = LogisticRegression().fit(X, y)
+        >>> display = GroupCDFDisplay.from_estimator(clf, X, y, sensitive="sex")
+        >>> [t.get_text() for t in display.ax_.get_legend().get_texts()]
+        ['0 (n=142)', '1 (n=158)']
+        """
+        y_score, sensitive_features, name = cls._estimator_scores(
+            estimator, X, sensitive, response_method, pos_label, name
+        )
+        return cls.from_predictions(
+            y,
+            y_score,
+            sensitive_features=sensitive_features,
+            epsilon=epsilon,
+            method=method,
+            agg=agg,
+            combine=combine,
+            sample_weight=sample_weight,
+            min_group_size=min_group_size,
+            name=name,
+            ax=ax,
+            max_points=max_points,
+            annotate=annotate,
+        )
+
+
+def _color(k, many, bold, worst_rank):
+    """Colour of the k-th group's line.
+
+    Up to ten groups: the default cycle ``C0``...``C9``. More: the two groups
+    realising MCDP get dark red and blue, the others tab20's light shades.
+    """
+    if not many:
+        return f"C{k % 10}"
+    from matplotlib import colormaps
+
+    if bold:
+        return ("tab:red", "tab:blue")[worst_rank]
+    return colormaps["tab20"](2 * (k % 10) + 1)

@@ -1,0 +1,367 @@
+"""The demographic-parity gap of decisions ``y_score >= t`` against ``t``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._base import _FairnessDisplayMixin, annotate_beside, mcdp_and_groupings
+
+AGG_ERROR = "agg must be 'max' or 'mean'; got {agg!r}."
+
+
+def _positive_rates(scores, weights, grouping, thresholds):
+    """``P(score >= t | group)`` for every group (rows) and threshold (columns)."""
+    rates = np.empty((grouping.n_groups, thresholds.size))
+    for code in range(grouping.n_groups):
+        mask = grouping.codes == code
+        order = np.argsort(scores[mask], kind="stable")
+        values = scores[mask][order]
+        below = np.searchsorted(values, thresholds, side="left")
+        if weights is None:  # exact counts, as delta_dp computes them
+            rates[code] = (values.size - below) / values.size
+        else:
+            cum = np.concatenate(([0.0], np.cumsum(weights[mask][order])))
+            rates[code] = (cum[-1] - cum[below]) / cum[-1]
+    return rates
+
+
+def threshold_disparity(scores, weights, groupings, thresholds, agg="max"):
+    """ΔDP_b^t at every threshold: ``agg`` over pairs, then max over groupings."""
+    out = np.zeros(thresholds.size)
+    for grouping in groupings:
+        rates = _positive_rates(scores, weights, grouping, thresholds)
+        if agg == "max":
+            gap = rates.max(axis=0) - rates.min(axis=0)
+        else:
+            n = grouping.n_groups
+            pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+            gap = sum(np.abs(rates[a] - rates[b]) for a, b in pairs) / len(pairs)
+        out = np.maximum(out, gap)
+    return out
+
+
+class ThresholdDisparityDisplay(_FairnessDisplayMixin):
+    """The positive-rate gap ΔDP_b^t between groups at every decision threshold.
+
+    For decisions ``y_score >= t``, ΔDP_b^t is the largest difference between
+    two groups' positive rates ``P(score >= t | group) = 1 - F(t⁻)``. The
+    curve shows where a decision threshold would be unfair. Its maximum over
+    ``t`` is MCDP(0), the largest CDF gap; the marker shows the smallest
+    threshold that reaches it: the first score above the threshold ``t*``
+    that :func:`skfair.metrics.mcdp_details` reports (with ``>=`` decisions,
+    every ``t`` in ``(t*, next score]`` gives the gap ``|F_a(t*) - F_b(t*)|``).
+
+    By default the curve is exact: it is evaluated at every distinct score
+    and drawn as the left-continuous step function it is (constant on each
+    interval between consecutive scores). ``thresholds`` evaluates it, still
+    exactly, at given thresholds only (a line through those points), which
+    keeps figures small for millions of scores.
+
+    Parameters
+    ----------
+    thresholds : ndarray of shape (n_thresholds,)
+        Thresholds ``t``, increasing.
+    disparity : ndarray of shape (n_thresholds,)
+        ΔDP_b^t at each threshold.
+    peak_threshold : float or None, default=None
+        The smallest threshold where ΔDP_b^t equals MCDP(0) (see above).
+    peak_value : float or None, default=None
+        ΔDP_b^t at ``peak_threshold``.
+    mcdp_value : float or None, default=None
+        MCDP(0), annotated.
+    steps : bool, default=True
+        Draw the exact left-continuous step function (``thresholds`` are all
+        the distinct scores) rather than a line through the points.
+    name : str or None, default=None
+        Name of the model in the legend.
+
+    Attributes
+    ----------
+    line_ : matplotlib Line2D
+        The ΔDP_b^t curve.
+    peak_marker_ : matplotlib Line2D or None
+        The marker at ``(peak_threshold, peak_value)``.
+    peak_line_ : matplotlib Line2D or None
+        A vertical line at ``peak_threshold``.
+    annotation_ : matplotlib Annotation or None
+        The annotated MCDP(0) value.
+    ax_ : matplotlib Axes
+        Axes with the plot.
+    figure_ : matplotlib Figure
+        Figure containing the plot.
+
+    See Also
+    --------
+    skfair.metrics.delta_dp : ΔDP_b^t at one threshold.
+    GroupCDFDisplay : The group CDFs and the MCDP location.
+
+    Examples
+    --------
+    >>> from skfair.plotting import ThresholdDisparityDisplay
+    >>> y0, y1 = [.1, .2, .3, .4, .5], [.12, .33, .35, .6, .9]
+    >>> display = ThresholdDisparityDisplay.from_predictions(
+    ...     None, y0 + y1, sensitive_features=[0] * 5 + [1] * 5)
+    >>> display.peak_threshold, display.peak_value, display.mcdp_value
+    (0.33, 0.4, 0.4)
+    """
+
+    def __init__(
+        self,
+        *,
+        thresholds,
+        disparity,
+        peak_threshold=None,
+        peak_value=None,
+        mcdp_value=None,
+        steps=True,
+        name=None,
+    ):
+        self.thresholds = thresholds
+        self.disparity = disparity
+        self.peak_threshold = peak_threshold
+        self.peak_value = peak_value
+        self.mcdp_value = mcdp_value
+        self.steps = steps
+        self.name = name
+
+    def plot(self, ax=None, *, name=None, line_kwargs=None, annotate=True):
+        """Draw ΔDP_b^t against t.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+        name : str or None, default=None
+            Name of the model for the legend; ``self.name`` if None.
+        line_kwargs : dict or None, default=None
+            Keyword arguments for matplotlib's ``plot`` of the curve.
+        annotate : bool, default=True
+            Whether to mark and annotate the MCDP(0) threshold.
+
+        Returns
+        -------
+        display : ThresholdDisparityDisplay
+        """
+        ax = self._set_axes(ax)
+        name = self.name if name is None else name
+        kwargs = {"label": "ΔDP at threshold" if name is None else name}
+        if self.steps:
+            kwargs["drawstyle"] = "steps-pre"
+        kwargs.update(line_kwargs or {})
+        (self.line_,) = ax.plot(self.thresholds, self.disparity, **kwargs)
+        self.peak_marker_ = self.peak_line_ = self.annotation_ = None
+        if annotate and self.peak_threshold is not None:
+            color = self.line_.get_color()
+            t, v = self.peak_threshold, self.peak_value
+            self.peak_line_ = ax.axvline(t, color=color, linestyle=":", linewidth=1)
+            (self.peak_marker_,) = ax.plot([t], [v], "o", color=color, zorder=4)
+            self.annotation_ = annotate_beside(
+                ax,
+                f"MCDP(0) = {self.mcdp_value:.4g}\nreached from t = {t:.3g}",
+                (t, v),
+                xlim=ax.get_xlim(),
+                offset=(8, 8),
+                va="bottom",
+            )
+        ax.set(
+            xlabel="decision threshold t  (positive if score ≥ t)",
+            ylabel="ΔDP at t: positive-rate gap",
+        )
+        top = np.nanmax(self.disparity, initial=0.0)
+        if self.peak_value is not None:
+            top = max(top, self.peak_value)
+        ax.set_ylim(0, 1.3 * top if top > 0 else 1.0)
+        on_right = self.peak_threshold is not None and (
+            self.peak_threshold > np.mean(ax.get_xlim())
+        )
+        ax.legend(loc="upper left" if on_right else "upper right", fontsize="small")
+        return self
+
+    @classmethod
+    def from_predictions(
+        cls,
+        y_true,
+        y_score,
+        *,
+        sensitive_features,
+        thresholds=None,
+        agg="max",
+        combine="intersection",
+        sample_weight=None,
+        min_group_size=None,
+        name=None,
+        ax=None,
+        line_kwargs=None,
+        annotate=True,
+    ):
+        """Plot ΔDP_b^t against the threshold t from scores.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,) or None
+            Ignored; its length is checked if given.
+        y_score : array-like of shape (n_samples,)
+            Scores.
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, k)
+            Group labels.
+        thresholds : array-like of float or None, default=None
+            Where to evaluate ΔDP_b^t. None: at every distinct score, plus
+            one point on each side of them (where the gap is 0), drawn as
+            the exact step function.
+        agg : {"max", "mean"}, default="max"
+            Aggregation over pairs of groups, as in
+            :func:`skfair.metrics.delta_dp`. With "mean" the curve's maximum
+            may be below MCDP(0), which is a maximum over pairs.
+        combine : {"intersection", "marginal"}, default="intersection"
+            How several attributes are combined.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+        min_group_size : int or None, default=None
+            None keeps every group (with a SmallGroupWarning for groups of
+            fewer than 30 samples); an int leaves out smaller groups, as in
+            :func:`skfair.metrics.mcdp`.
+        name : str or None, default=None
+            Name of the model in the legend.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+        line_kwargs : dict or None, default=None
+            Keyword arguments for matplotlib's ``plot`` of the curve.
+        annotate : bool, default=True
+            Whether to mark and annotate the MCDP(0) threshold.
+
+        Returns
+        -------
+        display : ThresholdDisparityDisplay
+
+        Examples
+        --------
+        >>> from skfair.plotting import ThresholdDisparityDisplay
+        >>> y0, y1 = [.1, .2, .3, .4, .5], [.12, .33, .35, .6, .9]
+        >>> display = ThresholdDisparityDisplay.from_predictions(
+        ...     None, y0 + y1, sensitive_features=[0] * 5 + [1] * 5,
+        ...     thresholds=[0.25, 0.5])
+        >>> display.disparity.tolist()
+        [0.2, 0.2]
+        """
+        if agg not in ("max", "mean"):
+            raise ValueError(AGG_ERROR.format(agg=agg))
+        details, scores, weights, groupings = mcdp_and_groupings(
+            y_true,
+            y_score,
+            sensitive_features=sensitive_features,
+            agg=agg,
+            combine=combine,
+            sample_weight=sample_weight,
+            min_group_size=min_group_size,
+        )
+        kept = np.logical_and.reduce([g.kept for g in groupings])
+        distinct = np.unique(scores[kept])
+        steps = thresholds is None
+        if steps:
+            low, high = float(distinct[0]), float(distinct[-1])
+            pad = 0.05 * (high - low) or 0.5
+            unit = low >= 0 and high <= 1
+            left = 0.0 if unit and low > 0 else low - pad
+            right = 1.0 if unit and high < 1 else high + pad
+            grid = np.concatenate(([left], distinct, [right]))
+        else:
+            grid = np.sort(np.asarray(thresholds, dtype=np.float64).ravel())
+        disparity = threshold_disparity(scores, weights, groupings, grid, agg)
+        above = distinct[distinct > details.threshold]
+        peak = float(above[0]) if above.size else float(details.threshold)
+        peak_value = float(
+            threshold_disparity(scores, weights, groupings, np.array([peak]), agg)[0]
+        )
+        display = cls(
+            thresholds=grid,
+            disparity=disparity,
+            peak_threshold=peak,
+            peak_value=peak_value,
+            mcdp_value=details.value,
+            steps=steps,
+            name=name,
+        )
+        return display.plot(ax=ax, line_kwargs=line_kwargs, annotate=annotate)
+
+    @classmethod
+    def from_estimator(
+        cls,
+        estimator,
+        X,
+        y,
+        *,
+        sensitive,
+        thresholds=None,
+        response_method="auto",
+        pos_label=None,
+        agg="max",
+        combine="intersection",
+        sample_weight=None,
+        min_group_size=None,
+        name=None,
+        ax=None,
+        line_kwargs=None,
+        annotate=True,
+    ):
+        """Plot ΔDP_b^t against t for a fitted classifier's scores.
+
+        Parameters
+        ----------
+        estimator : fitted binary classifier
+            Its ``predict_proba`` (or ``decision_function``) gives the scores.
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Data, including the sensitive column(s).
+        y : array-like of shape (n_samples,) or None
+            Labels; only their length is checked.
+        sensitive : str, int or list
+            The sensitive column(s) of ``X`` (see
+            :func:`skfair.utils.select_sensitive`).
+        thresholds : array-like of float or None, default=None
+            See :meth:`from_predictions`.
+        response_method : {"auto", "predict_proba", "decision_function"}, \
+default="auto"
+            Which scores to use.
+        pos_label : object or None, default=None
+            The positive class; ``estimator.classes_[-1]`` if None.
+        agg, combine, sample_weight, min_group_size, line_kwargs, annotate
+            See :meth:`from_predictions`.
+        name : str or None, default=None
+            Name in the legend; the estimator's class name if None.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+
+        Returns
+        -------
+        display : ThresholdDisparityDisplay
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from skfair.plotting import ThresholdDisparityDisplay
+        >>> rng = np.random.default_rng(0)
+        >>> X = np.column_stack([rng.normal(size=300), rng.integers(0, 2, 300)])
+        >>> y = (X[:, 0] + X[:, 1] + rng.normal(size=300) > 0.5).astype(int)
+        >>> clf = LogisticRegression().fit(X, y)
+        >>> display = ThresholdDisparityDisplay.from_estimator(
+        ...     clf, X, y, sensitive=1)
+        >>> display.line_.get_label()
+        'LogisticRegression'
+        """
+        y_score, sensitive_features, name = cls._estimator_scores(
+            estimator, X, sensitive, response_method, pos_label, name
+        )
+        return cls.from_predictions(
+            y,
+            y_score,
+            sensitive_features=sensitive_features,
+            thresholds=thresholds,
+            agg=agg,
+            combine=combine,
+            sample_weight=sample_weight,
+            min_group_size=min_group_size,
+            name=name,
+            ax=ax,
+            line_kwargs=line_kwargs,
+            annotate=annotate,
+        )

@@ -1,0 +1,447 @@
+"""The fairness–performance trade-off of a model search or comparison."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..model_selection import fairest_within
+from ._base import TEXT_BOX, _FairnessDisplayMixin
+
+MISSING_METRIC_ERROR = "{where} has no {what} {key!r}; available: {available}."
+TABLE_COLUMNS_ERROR = (
+    "table must be a compare_estimators summary with columns {expected}; got "
+    "columns {columns}."
+)
+MIXED_SIGN_ERROR = (
+    "cannot tell whether {metric!r} is a gap (lower is fairer, >= 0) or a "
+    "negated score (greater is fairer, <= 0): its means have both signs. Pass "
+    "fairness_greater_is_better=True or False."
+)
+
+
+def pareto_front(performance, unfairness):
+    """Mask of the candidates no other candidate dominates.
+
+    A candidate is dominated when another has performance at least as high
+    and unfairness at least as low, and is strictly better in one of them.
+    Candidates with a non-finite coordinate are never on the front (and
+    dominate nothing).
+
+    Parameters
+    ----------
+    performance : array-like of shape (n_candidates,)
+        Greater is better.
+    unfairness : array-like of shape (n_candidates,)
+        Lower is fairer.
+
+    Returns
+    -------
+    mask : ndarray of bool of shape (n_candidates,)
+    """
+    p = np.asarray(performance, dtype=np.float64)
+    u = np.asarray(unfairness, dtype=np.float64)
+    finite = np.isfinite(p) & np.isfinite(u)
+    p_f, u_f = p[finite], u[finite]
+    weakly = (p_f[None, :] >= p_f[:, None]) & (u_f[None, :] <= u_f[:, None])
+    strictly = (p_f[None, :] > p_f[:, None]) | (u_f[None, :] < u_f[:, None])
+    mask = np.zeros(p.shape, dtype=bool)
+    mask[finite] = ~(weakly & strictly).any(axis=1)
+    return mask
+
+
+def _format_value(value):
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.4g}"
+    if isinstance(value, np.generic):
+        return str(value.item())
+    return str(value)
+
+
+def _format_params(params):
+    return ", ".join(f"{key}={_format_value(value)}" for key, value in params.items())
+
+
+def _column(results, key, where, what):
+    if key not in results:
+        available = sorted(str(k) for k in results)
+        raise KeyError(
+            MISSING_METRIC_ERROR.format(
+                where=where, what=what, key=key, available=available
+            )
+        )
+    return np.asarray(results[key], dtype=np.float64)
+
+
+class FairnessTradeoffDisplay(_FairnessDisplayMixin):
+    """Fairness against performance of candidate models, with the selection rule.
+
+    Each candidate (a hyper-parameter setting of a search, or an estimator of
+    :func:`skfair.model_selection.compare_estimators`) is a point at its mean
+    performance and unfairness, with error bars of one standard deviation
+    over the folds. The Pareto front joins the candidates no other beats on
+    both axes; the vertical tolerance line is ``tolerance`` × the best mean
+    performance, and the star marks the candidate that
+    :class:`skfair.model_selection.fairest_within` picks: the fairest one to
+    the right of that line.
+
+    Parameters
+    ----------
+    performance : ndarray of shape (n_candidates,)
+        Mean performance (greater is better).
+    unfairness : ndarray of shape (n_candidates,)
+        Mean unfairness (lower is fairer): the fairness metric, i.e. minus
+        skfair's negated fairness score.
+    performance_std : ndarray of shape (n_candidates,) or None, default=None
+        Standard deviation of the performance over the folds.
+    unfairness_std : ndarray of shape (n_candidates,) or None, default=None
+        Standard deviation of the unfairness over the folds.
+    candidate_names : list of str or None, default=None
+        A name per candidate (the selected one is annotated with it).
+    selected : int or None, default=None
+        Index of the candidate ``fairest_within`` picks.
+    tolerance_floor : float or None, default=None
+        The least performance ``fairest_within`` accepts.
+    tolerance : float or None, default=None
+        The tolerance, shown in the legend.
+    performance_name : str, default="performance"
+        Axis label.
+    fairness_name : str, default="unfairness"
+        Axis label.
+
+    Attributes
+    ----------
+    errorbar_ : matplotlib ErrorbarContainer
+        The candidates with their error bars.
+    pareto_mask_ : ndarray of bool
+        Which candidates are on the Pareto front.
+    pareto_line_ : matplotlib Line2D
+        The Pareto front, in increasing performance.
+    tolerance_line_ : matplotlib Line2D or None
+        The vertical line at ``tolerance_floor``.
+    selected_marker_ : matplotlib Line2D or None
+        The star on the selected candidate.
+    annotation_ : matplotlib Annotation or None
+        The selected candidate's name.
+    ax_ : matplotlib Axes
+        Axes with the plot.
+    figure_ : matplotlib Figure
+        Figure containing the plot.
+
+    See Also
+    --------
+    skfair.model_selection.fairest_within : The selection rule drawn.
+    skfair.model_selection.compare_estimators : A table this Display reads.
+
+    Examples
+    --------
+    >>> from skfair.plotting import FairnessTradeoffDisplay
+    >>> cv_results = {
+    ...     "params": [{"C": 0.01}, {"C": 0.1}, {"C": 1.0}],
+    ...     "mean_test_ap": [0.70, 0.78, 0.80], "std_test_ap": [0.01] * 3,
+    ...     "mean_test_mcdp": [-0.05, -0.10, -0.20],
+    ...     "std_test_mcdp": [0.01] * 3,
+    ... }
+    >>> display = FairnessTradeoffDisplay.from_cv_results(
+    ...     cv_results, fairness="mcdp", performance="ap", tolerance=0.95)
+    >>> display.selected, display.pareto_mask_.tolist()
+    (1, [True, True, True])
+    """
+
+    def __init__(
+        self,
+        *,
+        performance,
+        unfairness,
+        performance_std=None,
+        unfairness_std=None,
+        candidate_names=None,
+        selected=None,
+        tolerance_floor=None,
+        tolerance=None,
+        performance_name="performance",
+        fairness_name="unfairness",
+    ):
+        self.performance = performance
+        self.unfairness = unfairness
+        self.performance_std = performance_std
+        self.unfairness_std = unfairness_std
+        self.candidate_names = candidate_names
+        self.selected = selected
+        self.tolerance_floor = tolerance_floor
+        self.tolerance = tolerance
+        self.performance_name = performance_name
+        self.fairness_name = fairness_name
+
+    def plot(self, ax=None, *, annotate=True):
+        """Draw the candidates, the Pareto front, the tolerance and the pick.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+        annotate : bool, default=True
+            Whether to write the selected candidate's name next to it.
+
+        Returns
+        -------
+        display : FairnessTradeoffDisplay
+        """
+        ax = self._set_axes(ax)
+        p = np.asarray(self.performance, dtype=np.float64)
+        u = np.asarray(self.unfairness, dtype=np.float64)
+        self.errorbar_ = ax.errorbar(
+            p,
+            u,
+            xerr=self.performance_std,
+            yerr=self.unfairness_std,
+            fmt="o",
+            color="C0",
+            ecolor=(0.12, 0.47, 0.71, 0.3),
+            elinewidth=1,
+            capsize=2,
+            label="candidate (mean ± std over folds)",
+        )
+        self.pareto_mask_ = pareto_front(p, u)
+        front = np.flatnonzero(self.pareto_mask_)
+        front = front[np.lexsort((u[front], p[front]))]
+        (self.pareto_line_,) = ax.plot(
+            p[front], u[front], "--", color="C1", linewidth=1.5, label="Pareto front"
+        )
+        self.tolerance_line_ = None
+        if self.tolerance_floor is not None:
+            label = "tolerance"
+            if self.tolerance is not None:
+                label = f"{self.tolerance:.0%} of the best {self.performance_name}"
+            self.tolerance_line_ = ax.axvline(
+                self.tolerance_floor, color="0.35", linestyle=":", label=label
+            )
+        self.selected_marker_ = self.annotation_ = None
+        if self.selected is not None:
+            k = int(self.selected)
+            (self.selected_marker_,) = ax.plot(
+                [p[k]],
+                [u[k]],
+                marker="*",
+                markersize=16,
+                linestyle="",
+                color="C3",
+                zorder=5,
+                label="picked by fairest_within",
+            )
+            if annotate and self.candidate_names is not None:
+                self.annotation_ = ax.annotate(
+                    str(self.candidate_names[k]),
+                    xy=(p[k], u[k]),
+                    xytext=(0, 12),
+                    textcoords="offset points",
+                    ha="center",
+                    fontsize="small",
+                    bbox=TEXT_BOX,
+                    zorder=6,
+                )
+        ax.set(
+            xlabel=f"{self.performance_name} (higher is better)",
+            ylabel=f"{self.fairness_name} (lower is fairer)",
+        )
+        ax.legend(loc="best", fontsize="small")
+        return self
+
+    @classmethod
+    def from_cv_results(
+        cls,
+        cv_results,
+        *,
+        fairness,
+        performance,
+        tolerance=0.95,
+        candidate_names=None,
+        ax=None,
+        annotate=True,
+    ):
+        """Plot the trade-off of a multi-metric search's candidates.
+
+        Parameters
+        ----------
+        cv_results : dict
+            The ``cv_results_`` of a fitted multi-metric
+            :class:`~sklearn.model_selection.GridSearchCV` (or any search),
+            with ``mean_test_<key>`` and ``std_test_<key>`` for both keys.
+        fairness : str
+            Scoring key of the fairness scorer, greater is fairer (skfair's
+            scorers are negated metrics); the plot shows minus its score,
+            i.e. the metric, lower is fairer.
+        performance : str
+            Scoring key of the performance scorer, greater is better.
+        tolerance : float, default=0.95
+            As in :class:`skfair.model_selection.fairest_within`.
+        candidate_names : list of str or None, default=None
+            A name per candidate; formatted from ``cv_results["params"]`` if
+            None.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+        annotate : bool, default=True
+            Whether to write the selected candidate's name next to it.
+
+        Returns
+        -------
+        display : FairnessTradeoffDisplay
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from sklearn.model_selection import GridSearchCV
+        >>> from skfair.metrics import make_mcdp_scorer
+        >>> from skfair.model_selection import fairest_within
+        >>> from skfair.plotting import FairnessTradeoffDisplay
+        >>> rng = np.random.default_rng(0)
+        >>> X = np.column_stack([rng.normal(size=300), rng.integers(0, 2, 300)])
+        >>> y = (X[:, 0] + X[:, 1] + rng.normal(size=300) > 0.5).astype(int)
+        >>> rule = fairest_within(fairness="mcdp", performance="ap")
+        >>> search = GridSearchCV(
+        ...     LogisticRegression(), {"C": [0.001, 0.01, 1.0]},
+        ...     scoring={"ap": "average_precision",
+        ...              "mcdp": make_mcdp_scorer(sensitive=1)},
+        ...     refit=rule,
+        ... ).fit(X, y)
+        >>> display = FairnessTradeoffDisplay.from_cv_results(
+        ...     search.cv_results_, fairness="mcdp", performance="ap")
+        >>> display.selected == search.best_index_
+        True
+        """
+        where = "cv_results"
+        perf = _column(cv_results, f"mean_test_{performance}", where, "column")
+        fair = _column(cv_results, f"mean_test_{fairness}", where, "column")
+        perf_std = cv_results.get(f"std_test_{performance}")
+        fair_std = cv_results.get(f"std_test_{fairness}")
+        rule = fairest_within(
+            fairness=fairness, performance=performance, tolerance=tolerance
+        )
+        selected = rule(cv_results)
+        if candidate_names is None and "params" in cv_results:
+            candidate_names = [_format_params(p) for p in cv_results["params"]]
+        display = cls(
+            performance=perf,
+            unfairness=-fair,
+            performance_std=None if perf_std is None else np.asarray(perf_std),
+            unfairness_std=None if fair_std is None else np.asarray(fair_std),
+            candidate_names=candidate_names,
+            selected=selected,
+            tolerance_floor=_floor(perf, fair, rule.tolerance),
+            tolerance=rule.tolerance,
+            performance_name=performance,
+            fairness_name=fairness,
+        )
+        return display.plot(ax=ax, annotate=annotate)
+
+    @classmethod
+    def from_compare_table(
+        cls,
+        table,
+        *,
+        fairness,
+        performance,
+        tolerance=0.95,
+        fairness_greater_is_better=None,
+        ax=None,
+        annotate=True,
+    ):
+        """Plot the trade-off of a :func:`compare_estimators` summary.
+
+        Parameters
+        ----------
+        table : DataFrame
+            The summary of :func:`skfair.model_selection.compare_estimators`:
+            one row per estimator and metric with columns ``estimator``,
+            ``metric``, ``mean`` and ``std``.
+        fairness : str
+            The fairness metric's name in the ``metric`` column, e.g.
+            ``"dp[sex]"`` (a gap, lower is fairer) or the key of a skfair
+            scorer passed in ``scoring`` (negated, greater is fairer).
+        performance : str
+            The performance metric's name, greater is better (e.g.
+            ``"accuracy"``).
+        tolerance : float, default=0.95
+            As in :class:`skfair.model_selection.fairest_within`.
+        fairness_greater_is_better : bool or None, default=None
+            Whether the fairness values are scores (greater is fairer, like
+            skfair's negated scorers) or metrics (lower is fairer, like the
+            default ``dp``/``eo``/``pqp`` gaps). None infers it from the
+            sign: all means <= 0 are negated scores, all >= 0 are gaps, and
+            mixed signs raise a ValueError. Pass it explicitly for a fairness
+            score that is positive and greater-is-better.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure is created if None.
+        annotate : bool, default=True
+            Whether to write the selected estimator's name next to it.
+
+        Returns
+        -------
+        display : FairnessTradeoffDisplay
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from skfair.plotting import FairnessTradeoffDisplay
+        >>> table = pd.DataFrame({
+        ...     "estimator": ["a", "a", "b", "b"],
+        ...     "metric": ["accuracy", "dp[sex]"] * 2,
+        ...     "mean": [0.85, 0.20, 0.83, 0.05], "std": [0.01] * 4,
+        ...     "n_folds": [5] * 4})
+        >>> display = FairnessTradeoffDisplay.from_compare_table(
+        ...     table, fairness="dp[sex]", performance="accuracy")
+        >>> display.candidate_names[display.selected]
+        'b'
+        """
+        expected = ["estimator", "metric", "mean", "std"]
+        if not isinstance(table, pd.DataFrame) or any(
+            c not in table.columns for c in expected
+        ):
+            columns = list(getattr(table, "columns", []))
+            raise ValueError(
+                TABLE_COLUMNS_ERROR.format(expected=expected, columns=columns)
+            )
+        names = list(dict.fromkeys(table["estimator"].tolist()))
+        means = table.pivot(index="estimator", columns="metric", values="mean")
+        stds = table.pivot(index="estimator", columns="metric", values="std")
+        means, stds = means.loc[names], stds.loc[names]
+        for key in (fairness, performance):
+            _column(means, key, "table", "metric")
+        fair = means[fairness].to_numpy(dtype=np.float64)
+        if fairness_greater_is_better is None:
+            finite = fair[np.isfinite(fair)]
+            if (finite <= 0).all():
+                fairness_greater_is_better = True
+            elif (finite >= 0).all():
+                fairness_greater_is_better = False
+            else:
+                raise ValueError(MIXED_SIGN_ERROR.format(metric=fairness))
+        score = fair if fairness_greater_is_better else -fair
+        perf = means[performance].to_numpy(dtype=np.float64)
+        results = {"mean_test_fairness": score, "mean_test_performance": perf}
+        rule = fairest_within(
+            fairness="fairness", performance="performance", tolerance=tolerance
+        )
+        display = cls(
+            performance=perf,
+            unfairness=-score,
+            performance_std=stds[performance].to_numpy(dtype=np.float64),
+            unfairness_std=stds[fairness].to_numpy(dtype=np.float64),
+            candidate_names=names,
+            selected=rule(results),
+            tolerance_floor=_floor(perf, score, rule.tolerance),
+            tolerance=rule.tolerance,
+            performance_name=performance,
+            fairness_name=fairness,
+        )
+        return display.plot(ax=ax, annotate=annotate)
+
+
+def _floor(performance, fairness, tolerance):
+    """The least performance ``fairest_within`` accepts (same formula)."""
+    valid = np.isfinite(performance) & np.isfinite(fairness)
+    best = performance[valid].max()
+    return float(best - (1.0 - tolerance) * abs(best))
