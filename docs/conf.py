@@ -5,6 +5,9 @@ import re
 import sys
 import warnings
 
+# Document the skfair of this checkout, even if another one is installed.
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
+
 import skfair
 
 project = "skfair"
@@ -45,11 +48,18 @@ source_suffix = {".rst": "restructuredtext"}
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"skfair {release}"
-html_static_path = ["_static"]
+# No html_static_path: the site needs no static files of its own (an empty
+# docs/_static would not survive a clone, and Sphinx warns on a missing one).
 html_theme_options = {
     "navigation_with_keys": False,
     "show_prev_next": False,
     "icon_links": [],
+    # Code and two-panel figures need the width more than a one-entry page
+    # table of contents does.
+    "secondary_sidebar_items": {
+        "auto_examples/*": [],
+        "generated/*": [],
+    },
 }
 html_sidebars = {"index": []}
 
@@ -74,7 +84,6 @@ sphinx_gallery_conf = {
 # Examples read a fast mode from the environment so the docs build stays short.
 os.environ.setdefault("SKFAIR_EXAMPLES_FAST", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
-sys.path.insert(0, os.path.abspath(".."))
 warnings.filterwarnings("ignore", message="Matplotlib is currently using agg")
 
 

@@ -2,8 +2,9 @@
 =====================================================================
 
 ``FairMLPClassifier`` is the MLP of the MCDP paper (Jin et al., ICML 2024):
-one hidden layer of 256 ReLU units, Adam, 150 steps of mini-batches of 1024,
-and a fairness penalty weighted by ``fairness_weight``:
+one hidden layer of 256 ReLU units, Adam on mini-batches of 1024 (300 steps
+with ``--full``, as in ``benchmarks/bench_inprocessing.py``), and a fairness
+penalty weighted by ``fairness_weight``:
 
 * DiffDP, the gap between the groups' mean scores;
 * DiffABCC, the area between the groups' temperature-sigmoid CDFs;
@@ -80,6 +81,9 @@ mlp = {
     "sensitive": "sex",
     "learning_rate_init": 3e-3,
     "batch_size": 1024 if full else 128,
+    # --full: the steps of benchmarks/bench_inprocessing.py (see STEPS there)
+    "max_iter": 300 if full else 150,
+    "lr_step_size": 100 if full else 50,
     "random_state": 0,
 }
 results["ERM"] = [

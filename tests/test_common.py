@@ -5,8 +5,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import sklearn
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.fixes import parse_version
 
 from skfair import ensemble, inprocessing, postprocessing
 
@@ -56,9 +58,10 @@ class FairLGBMClassifier(_RowGroups, inprocessing.FairLGBMClassifier):
 
 ESTIMATORS = [
     AdaFairClassifier(sensitive=0, n_estimators=10, random_state=0),
-    ThresholdInvariantClassifier(LogisticRegression(), sensitive=0),
+    # cv=3: some checks' data hold classes of 4 samples
+    ThresholdInvariantClassifier(LogisticRegression(), sensitive=0, cv=3),
     ThresholdInvariantClassifier(
-        LogisticRegression(), sensitive=0, unseen_group="pooled"
+        LogisticRegression(), sensitive=0, cv=3, unseen_group="pooled"
     ),
     FairMLPClassifier(
         sensitive=0, max_iter=100, learning_rate_init=1e-2, random_state=0
@@ -78,7 +81,29 @@ else:
     )
 
 # Checks that cannot pass, with the reason, keyed by estimator class name.
-EXPECTED_FAILED_CHECKS = {}
+EXPECTED_FAILED_CHECKS = {
+    "FairMLPClassifier": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "stochastic mini-batches: repeating a row changes the batches drawn, "
+            "so integer weights and repeated rows train different networks"
+        ),
+    },
+    "FairLGBMClassifier": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "LightGBM's min_child_samples counts rows, not weights, "
+            "and the penalty compares unweighted group distributions"
+        ),
+    },
+}
+
+
+if parse_version(sklearn.__version__) < parse_version("1.8"):
+    EXPECTED_FAILED_CHECKS["FairGBMClassifier"] = {
+        "check_positive_only_tag_during_fit": (
+            "scikit-learn < 1.8's check subtracts a float mean in place from the "
+            "int32 iris data its own tag handling makes (a bug in the check)"
+        ),
+    }
 
 
 def expected_failed_checks(estimator):

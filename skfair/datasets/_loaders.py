@@ -21,6 +21,8 @@ of the HFM paper's benchmark (Bian & Luo), which are those of Friedler et al.'s
 
 import json
 
+# validate_params/StrOptions: scikit-learn's own boundary validation (same error
+# texts as its loaders); no public equivalent exists.
 from sklearn.utils._param_validation import StrOptions, validate_params
 
 from ._base import (

@@ -8,7 +8,11 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    _fit_context,  # no public equivalent: parameter validation before fit
+)
 from sklearn.utils import check_array
 from sklearn.utils._param_validation import (  # scikit-learn's own validation;
     Interval,  # no public equivalent of these parameter constraints
@@ -54,13 +58,20 @@ def check_binary_y(estimator, y):
     return classes, (y == classes[1]).astype(np.float64)
 
 
+def store_params(estimator, params):
+    """Store ``__init__``'s arguments (its ``locals()``) unchanged."""
+    for name, value in params.items():
+        if name not in ("self", "__class__"):
+            setattr(estimator, name, value)
+
+
 class BaseFairPenalised(ClassifierMixin, BaseEstimator):
     """Base of the binary classifiers trained with a fairness penalty.
 
-    Subclasses implement ``fit`` on :meth:`_fit_input` and
-    :meth:`_penalty_grad`, and ``_raw_score(features)`` (the log-odds of
-    ``classes_[1]``); ``decision_function``, ``predict_proba`` and
-    ``predict`` are written here once.
+    Subclasses implement ``_fit(features, y01, sample_weight, codes)``
+    (training, with :meth:`_penalty_grad`) and ``_raw_score(features)`` (the
+    log-odds of ``classes_[1]``); ``fit``, ``decision_function``,
+    ``predict_proba`` and ``predict`` are written here once.
 
     The sensitive columns named by ``sensitive`` are read from ``X``
     (:func:`skfair.utils.select_sensitive`); they feed the model only when
@@ -116,19 +127,24 @@ class BaseFairPenalised(ClassifierMixin, BaseEstimator):
             )
         return source, check_array(model_X, dtype=np.float64), y
 
-    def _fit_input(self, X, y, sample_weight):
-        """Validate the training data and set ``classes_``.
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Train on the log-loss plus ``fairness_weight`` times the penalty.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Training data, including the sensitive column(s).
+        y : array-like of shape (n_samples,)
+            Binary target.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the samples in the log-loss; the penalty compares the
+            groups' unweighted score distributions.
 
         Returns
         -------
-        features : ndarray of shape (n_samples, n_model_features)
-        y01 : ndarray of shape (n_samples,)
-            1.0 for ``classes_[1]``, 0.0 otherwise.
-        sample_weight : ndarray of shape (n_samples,)
-            Validated weights (ones when None).
-        codes : ndarray of int of shape (n_samples,)
-            Group codes (the intersection of the sensitive attributes); -1 for
-            the samples of groups left out by ``min_group_size``.
+        self : object
+            The fitted classifier.
         """
         source, features, y = self._validate_X(X, y, reset=True)
         self.classes_, y01 = check_binary_y(self, y)
@@ -136,13 +152,17 @@ class BaseFairPenalised(ClassifierMixin, BaseEstimator):
         sample_weight = check_sample_weight_1d(sample_weight, n_samples)
         if sample_weight is None:
             sample_weight = np.ones(n_samples)
+        # codes: the intersection of the sensitive attributes, -1 for the
+        # samples of groups that min_group_size leaves out of the penalty
         (grouping,) = sensitive_groupings(
             self._sensitive_columns(source),
             n_samples=n_samples,
             against="X",
             min_group_size=self.min_group_size,
         )
-        return features, y01, sample_weight, np.asarray(grouping.codes, np.intp)
+        codes = np.asarray(grouping.codes, dtype=np.intp)
+        self._fit(features, y01, sample_weight, codes)
+        return self
 
     def _penalty_grad(self, proba, codes):
         """``(penalty, fairness_weight * d(penalty)/d(proba))`` on ``proba``.
@@ -174,7 +194,7 @@ class BaseFairPenalised(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Data with the same columns as in fit.
+            Samples to score, with the columns seen in fit.
 
         Returns
         -------
@@ -207,7 +227,7 @@ class BaseFairPenalised(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Data with the same columns as in fit.
+            Samples to classify (any labels in the sensitive columns).
 
         Returns
         -------

@@ -7,13 +7,12 @@ from typing import ClassVar
 
 import numpy as np
 from scipy.special import expit, logit
-from sklearn.base import _fit_context  # no public equivalent (fit validation)
 from sklearn.utils._param_validation import (  # scikit-learn's own validation;
     Interval,  # no public equivalent of these parameter constraints
 )
 from sklearn.utils.validation import check_random_state
 
-from ._base import BaseFairPenalised
+from ._base import BaseFairPenalised, store_params
 
 #: Smallest hessian handed to LightGBM (its leaves divide by the sum).
 MIN_HESSIAN = 1e-6
@@ -80,11 +79,9 @@ class FairLGBMClassifier(BaseFairPenalised):
     reg_lambda : float, default=0.0
         L2 regularisation of the leaf values.
     min_group_size : int or None, default=None
-        None keeps every group in the penalty and warns
-        (:class:`skfair.utils.SmallGroupWarning`) about groups with fewer
-        than 30 samples; an int ``k >= 1`` leaves the groups with fewer than
-        ``k`` samples out of the penalty, without a warning (the model still
-        trains on their samples). Fewer than two groups left is an error.
+        As for :class:`FairMLPClassifier`: an int ``k`` leaves the groups of
+        fewer than ``k`` samples out of the penalty (the trees still fit
+        them); None keeps them all and warns about those under 30 samples.
     sensitive_as_feature : bool, default=False
         Whether the sensitive columns are also model inputs.
     n_jobs : int, default=1
@@ -96,6 +93,10 @@ class FairLGBMClassifier(BaseFairPenalised):
     ----------
     classes_ : ndarray of shape (2,)
         The class labels.
+    n_features_in_ : int
+        Number of columns of ``X`` seen in fit (sensitive ones included).
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when ``X`` is a DataFrame with string column names.
     booster_ : lightgbm.Booster
         The trained trees (without the custom objective, so it pickles).
     init_score_ : float
@@ -105,15 +106,13 @@ class FairLGBMClassifier(BaseFairPenalised):
     penalty_curve_ : ndarray of shape (n_estimators,)
         The penalty on the training set before each round (empty for
         ``penalty=None``).
-    n_features_in_ : int
-        Number of columns of ``X`` seen in fit (sensitive ones included).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when ``X`` is a DataFrame with string column names.
 
     See Also
     --------
-    fairness_penalty : The penalties and their gradients.
     FairMLPClassifier : The paper's MLP trained with the same penalties.
+    fairness_penalty : The value and score gradient this objective adds.
+    skfair.postprocessing.ThresholdInvariantClassifier : Repairs a fitted
+        model's scores instead (compared in ``benchmarks/bench_inprocessing.py``).
 
     Notes
     -----
@@ -130,21 +129,23 @@ class FairLGBMClassifier(BaseFairPenalised):
 
     Examples
     --------
+    The groups may be any labels in a DataFrame column:
+
     >>> import numpy as np
+    >>> import pandas as pd
     >>> from skfair.inprocessing import FairLGBMClassifier
     >>> from skfair.metrics import mcdp
     >>> rng = np.random.default_rng(0)
-    >>> group = rng.integers(0, 2, 600)
-    >>> X = np.column_stack([group, rng.normal(group, 1.0, 600),
-    ...                      rng.normal(size=600)])
-    >>> y = (X[:, 1] + rng.normal(size=600) > 0.5).astype(int)
-    >>> plain = FairLGBMClassifier(sensitive=0, penalty=None, n_estimators=50,
-    ...                            random_state=0).fit(X, y)
-    >>> fair = FairLGBMClassifier(sensitive=0, fairness_weight=2.0,
-    ...                           n_estimators=50, random_state=0).fit(X, y)
-    >>> def gap(model):
-    ...     return mcdp(y, model.predict_proba(X)[:, 1], sensitive_features=group)
-    >>> bool(gap(fair) < gap(plain))
+    >>> X = pd.DataFrame({"group": rng.choice(["a", "b"], 600)})
+    >>> X["x1"] = rng.normal(size=600) + (X["group"] == "b")
+    >>> X["x2"] = rng.normal(size=600)
+    >>> y = (X["x1"] + rng.normal(size=600) > 0.5).astype(int)
+    >>> params = dict(sensitive="group", n_estimators=50, random_state=0)
+    >>> plain = FairLGBMClassifier(penalty=None, **params).fit(X, y)
+    >>> fair = FairLGBMClassifier(fairness_weight=2.0, **params).fit(X, y)
+    >>> gaps = [mcdp(y, model.predict_proba(X)[:, 1], sensitive_features=X["group"])
+    ...         for model in (plain, fair)]
+    >>> bool(gaps[1] < gaps[0])
     True
     """
 
@@ -176,42 +177,11 @@ class FairLGBMClassifier(BaseFairPenalised):
         n_jobs=1,
         random_state=None,
     ):
-        self.sensitive = sensitive
-        self.penalty = penalty
-        self.fairness_weight = fairness_weight
-        self.temperature = temperature
-        self.epsilon = epsilon
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.num_leaves = num_leaves
-        self.min_child_samples = min_child_samples
-        self.reg_lambda = reg_lambda
-        self.min_group_size = min_group_size
-        self.sensitive_as_feature = sensitive_as_feature
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+        store_params(self, locals())
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        """Boost trees on the penalised log-loss.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Training data, including the sensitive column(s).
-        y : array-like of shape (n_samples,)
-            Binary target.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the samples in the log-loss and in the penalty's scale.
-
-        Returns
-        -------
-        self : FairLGBMClassifier
-            The fitted classifier.
-        """
+    def _fit(self, features, y01, w, codes):
         import lightgbm
 
-        features, y01, w, codes = self._fit_input(X, y, sample_weight)
         rate = float(np.clip(w @ y01 / w.sum(), 1e-6, 1 - 1e-6))
         self.init_score_ = float(logit(rate))
         objective = _PenalisedLogLoss(self, y01, w, codes)
@@ -245,7 +215,6 @@ class FairLGBMClassifier(BaseFairPenalised):
         # holds the training data) is not kept, and the model pickles.
         self.booster_ = lightgbm.Booster(model_str=booster.model_to_string())
         self.penalty_curve_ = np.asarray(objective.values)
-        return self
 
     def _raw_score(self, features):
         raw = self.booster_.predict(features, raw_score=True)

@@ -7,14 +7,13 @@ from typing import ClassVar
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import _fit_context  # no public equivalent (fit validation)
 from sklearn.utils._param_validation import (  # scikit-learn's own validation;
     Interval,  # no public equivalent of these parameter constraints
 )
 from sklearn.utils.validation import check_random_state
 from threadpoolctl import threadpool_limits
 
-from ._base import BaseFairPenalised
+from ._base import BaseFairPenalised, store_params
 
 #: Precision of the weights and of the forward/backward passes (the penalties
 #: and the loss are computed in float64).
@@ -152,8 +151,8 @@ class FairMLPClassifier(BaseFairPenalised):
 
     References
     ----------
-    .. [1] Jin, Wu, Liu, Zhang, Wang. "On the Maximal Local Disparity of
-       Fairness-Aware Classifiers". ICML 2024.
+    .. [1] Jin et al., ICML 2024 (cited in full under :func:`fairness_penalty`):
+       Section 3.4 and Algorithm 3 (training), Appendix D (the classifier).
 
     Examples
     --------
@@ -207,21 +206,7 @@ class FairMLPClassifier(BaseFairPenalised):
         sensitive_as_feature=False,
         random_state=None,
     ):
-        self.sensitive = sensitive
-        self.penalty = penalty
-        self.fairness_weight = fairness_weight
-        self.temperature = temperature
-        self.epsilon = epsilon
-        self.hidden_layer_sizes = hidden_layer_sizes
-        self.learning_rate_init = learning_rate_init
-        self.batch_size = batch_size
-        self.max_iter = max_iter
-        self.lr_step_size = lr_step_size
-        self.lr_decay = lr_decay
-        self.dropout = dropout
-        self.min_group_size = min_group_size
-        self.sensitive_as_feature = sensitive_as_feature
-        self.random_state = random_state
+        store_params(self, locals())
 
     def _hidden_sizes(self):
         sizes = self.hidden_layer_sizes
@@ -241,11 +226,18 @@ class FairMLPClassifier(BaseFairPenalised):
             self.coefs_.append(W.astype(_DTYPE))
             self.intercepts_.append(rng.uniform(-bound, bound, fan_out).astype(_DTYPE))
 
-    def _forward(self, X, rng=None, dtype=_DTYPE):
-        """Logits and the hidden activations (with dropout masks applied)."""
+    def _forward(self, X, rng=None, dtype=None):
+        """Logits and the hidden activations (with dropout masks applied).
+
+        In the weights' precision unless ``dtype`` is given.
+        """
+        dtype = self.coefs_[0].dtype if dtype is None else dtype
         X = X.astype(dtype, copy=False)
         activations, h = [X], X
-        params = [(W.astype(dtype, copy=False), b) for W, b in self._layers()]
+        params = [
+            (W.astype(dtype, copy=False), b)
+            for W, b in zip(self.coefs_, self.intercepts_)
+        ]
         for W, b in params[:-1]:
             h = np.maximum(h @ W + b, 0.0)
             if rng is not None and self.dropout > 0:
@@ -255,9 +247,6 @@ class FairMLPClassifier(BaseFairPenalised):
         W, b = params[-1]
         z = (h @ W + b)[:, 0]
         return z.astype(np.float64), activations
-
-    def _layers(self):
-        return list(zip(self.coefs_, self.intercepts_))
 
     def _backward(self, activations, grad_z):
         """Gradients of every weight and bias given d(loss)/d(logit)."""
@@ -284,25 +273,7 @@ class FairMLPClassifier(BaseFairPenalised):
         self._optimizer.step(self.coefs_ + self.intercepts_, grads, lr)
         return loss, value
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        """Train the network.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Training data, including the sensitive column(s).
-        y : array-like of shape (n_samples,)
-            Binary target.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the samples in the log-loss (not in the penalty).
-
-        Returns
-        -------
-        self : FairMLPClassifier
-            The fitted classifier.
-        """
-        features, y01, w, codes = self._fit_input(X, y, sample_weight)
+    def _fit(self, features, y01, w, codes):
         rng = check_random_state(self.random_state)
         self._init_params(features.shape[1], rng)
         self._optimizer = _Adam(self.coefs_ + self.intercepts_)
@@ -330,7 +301,6 @@ class FairMLPClassifier(BaseFairPenalised):
         self.loss_curve_ = np.asarray(losses)
         self.penalty_curve_ = np.asarray(penalties)
         del self._optimizer
-        return self
 
     def _raw_score(self, features):
         # float64 at prediction: the rounding of a float32 product depends on

@@ -24,7 +24,7 @@ from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, OneHotEncod
 from skfair.metrics._discriminative_risk import discriminative_risk
 from skfair.metrics._hfm import HFMUndefinedWarning, hfm
 from skfair.model_selection._compare import _GapScoring
-from skfair.utils._sensitive import _normalise_spec
+from skfair.utils._sensitive import _normalise_spec, _resolve_positions
 
 PRIVILEGED_KEYS_ERROR = (
     "privileged must map every sensitive column to its privileged label; "
@@ -79,6 +79,8 @@ def _privileged_indicator(X, *, privileged):
 class _NonSensitiveColumns:
     """Column selector: the non-sensitive numeric (or non-numeric) columns.
 
+    With ``numeric=None`` it selects the sensitive columns themselves.
+
     A picklable callable for :class:`~sklearn.compose.ColumnTransformer`, so
     that the column kinds are read from the training fold at fit time.
     """
@@ -88,6 +90,10 @@ class _NonSensitiveColumns:
         self.numeric = numeric
 
     def __call__(self, X):
+        if self.sensitive:  # a missing sensitive column is named, on every version
+            _resolve_positions(X, self.sensitive)
+        if self.numeric is None:  # the sensitive columns themselves
+            return list(self.sensitive)
         if isinstance(X, pd.DataFrame):
             kept = [c for c in X.columns if c not in set(self.sensitive)]
             return [
@@ -166,7 +172,7 @@ def make_hfm_encoder(sensitive, *, privileged=None):
     )
     return ColumnTransformer(
         [
-            ("sensitive", kept, columns),
+            ("sensitive", kept, _NonSensitiveColumns(columns, numeric=None)),
             ("numeric", MinMaxScaler(), _NonSensitiveColumns(columns, numeric=True)),
             ("categorical", onehot, _NonSensitiveColumns(columns, numeric=False)),
         ],
