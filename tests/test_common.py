@@ -139,7 +139,20 @@ PRIVATE_SKLEARN_ALLOWED = {
 }
 
 
-@pytest.mark.parametrize("package", ["ensemble", "inprocessing", "postprocessing"])
+@pytest.mark.parametrize(
+    "package",
+    [
+        "_cli",
+        "datasets",
+        "ensemble",
+        "inprocessing",
+        "metrics",
+        "model_selection",
+        "plotting",
+        "postprocessing",
+        "utils",
+    ],
+)
 def test_private_sklearn_imports_are_few_and_say_why(package):
     root = Path(ensemble.__file__).parent.parent / package
     for path in sorted(root.glob("*.py")):

@@ -18,6 +18,8 @@ import pandas as pd
 
 from skfair._cli._render import check_output
 
+_PANDAS_PARSES_EXACTLY = tuple(map(int, pd.__version__.split(".")[:2])) >= (3, 1)
+
 DATASETS = ("adult", "bank", "compas", "german_credit", "ricci")
 READERS = {".csv": "csv", ".gz": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
@@ -237,7 +239,10 @@ def _load_predictions(args, kind):
         )
     )
     if kind == "csv":
-        frame = pd.read_csv(args.predictions, usecols=wanted)
+        # pandas < 3.1 parses floats with a fast, inexact reader by default;
+        # round_trip gives every score the exact float that was written
+        exact = {} if _PANDAS_PARSES_EXACTLY else {"float_precision": "round_trip"}
+        frame = pd.read_csv(args.predictions, usecols=wanted, **exact)
     else:
         frame = pd.read_parquet(args.predictions, columns=wanted)
     y_true = None if args.label is None else frame[args.label]

@@ -1001,16 +1001,19 @@ def _permutation_pvalues(resampler, specs, *, n_resamples, rng):
     statistic = _statistic(resampler, specs, "permutation", fixed)
     n_moved = sum(m.shape[0] for m in members)
     if n_moved <= _SCIPY_PERMUTATION_MAX:
-        res = stats.permutation_test(
-            tuple(members),
-            statistic,
-            permutation_type="independent",
-            vectorized=True,
-            n_resamples=n_resamples,
-            batch=_batch(resampler.n),
-            alternative="greater",
-            rng=rng,
-        )
+        # scipy < 1.17 counts the partitions with a float product that may
+        # overflow to inf: harmless (it then samples permutations), so quiet it
+        with np.errstate(over="ignore"):
+            res = stats.permutation_test(
+                tuple(members),
+                statistic,
+                permutation_type="independent",
+                vectorized=True,
+                n_resamples=n_resamples,
+                batch=_batch(resampler.n),
+                alternative="greater",
+                rng=rng,
+            )
         undefined = np.isnan(np.atleast_2d(res.null_distribution.T)).any(axis=-1)
         return np.where(undefined, np.nan, np.atleast_1d(res.pvalue))
     pooled = np.concatenate(members)

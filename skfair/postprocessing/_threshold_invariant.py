@@ -513,7 +513,13 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
         """
         X, y = indexable(X, y)
         # X is the estimator's to validate: here only its shape and names
-        validate_data(self, X, dtype=None, ensure_all_finite=False)
+        validate_data(self, X, skip_check_array=True)
+        for axis, what in enumerate(("sample", "feature")):  # scikit-learn's text
+            if len(np.shape(X)) > axis and np.shape(X)[axis] == 0:
+                raise ValueError(
+                    f"Found array with 0 {what}(s) (shape={np.shape(X)}) while a "
+                    f"minimum of 1 is required by {type(self).__name__}."
+                )
         y = column_or_1d(y, warn=True)
         if y.dtype.kind in "fc":
             assert_all_finite(y, input_name="y")
