@@ -285,9 +285,7 @@ def _encode_column(values, name):
             raise ValueError(EMPTY_GROUP_ERROR.format(labels=absent, name=name))
         return codes.astype(np.intp), tuple(labels.tolist())
     if isinstance(values, pd.Series):
-        if pd.api.types.is_string_dtype(values.dtype) and hasattr(
-            values.array, "__arrow_array__"
-        ):
+        if getattr(values.dtype, "storage", None) == "pyarrow":
             return _encode_arrow(values.array, name)
         values = values.to_numpy()
     raw = np.asarray(values)

@@ -1,5 +1,7 @@
 """The sensitive-attribute resolver: encoding, column specs and errors."""
 
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -286,3 +288,14 @@ def test_resolve_privileged_one_meaning():
 def test_select_sensitive_keeps_the_index_of_X():
     X = pd.DataFrame({"a": [1, 2], "s": ["f", "m"]}, index=[10, 3])
     assert select_sensitive(X, "s").index.tolist() == [10, 3]
+
+
+@pytest.mark.parametrize("na_value", [np.nan, pd.NA])
+def test_python_backed_strings_need_no_pyarrow(monkeypatch, na_value):
+    # pandas without pyarrow stores `str` columns in Python objects; encoding
+    # them must not import pyarrow (the README's plain install has none)
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    column = pd.Series(["m", "f", "m"], dtype=pd.StringDtype("python", na_value))
+    attrs = check_sensitive_features(column)
+    assert attrs.categories == (("f", "m"),)
+    assert attrs.codes[:, 0].tolist() == [1, 0, 1]
