@@ -9,22 +9,15 @@ input arrives.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
 from ..utils import (
-    SmallGroupWarning,
     check_binary_target,
     check_scores,
     check_sensitive_features,
 )
-from ..utils._sensitive import (
-    SMALL_GROUP_SIZE,
-    SMALL_GROUP_WARNING,
-    TOO_FEW_GROUPS_ERROR,
-)
+from ..utils._sensitive import TOO_FEW_GROUPS_ERROR, warn_small_groups
 from ._base import aggregate
 from ._distribution import abcc, delta_dp
 from ._ecdf import group_pairs
@@ -104,29 +97,10 @@ def _sizes(grouping, counts):
 
 def _check_groups(grouping, sizes, min_group_size):
     """Warn (None) or keep the groups of at least ``min_group_size`` samples."""
-    keep = np.ones(grouping.n_groups, dtype=bool)
     if min_group_size is None:
-        small = np.flatnonzero(sizes < SMALL_GROUP_SIZE)
-        if small.size:
-            small = small[np.argsort(sizes[small], kind="stable")]
-            shown = ", ".join(
-                f"{grouping.labels[j]!r} ({int(sizes[j])} samples)" for j in small[:10]
-            )
-            if small.size > 10:
-                shown += f", ... ({small.size - 10} more)"
-            warnings.warn(
-                SMALL_GROUP_WARNING.format(
-                    name=grouping.name,
-                    n_small=small.size,
-                    threshold=SMALL_GROUP_SIZE,
-                    groups=shown,
-                ),
-                SmallGroupWarning,
-                stacklevel=4,
-            )
-    else:
-        keep = sizes >= min_group_size
-    return keep
+        warn_small_groups(grouping, sizes, stacklevel=5)
+        return np.ones(grouping.n_groups, dtype=bool)
+    return sizes >= min_group_size
 
 
 def _rate(numerator, denominator):

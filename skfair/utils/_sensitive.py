@@ -598,13 +598,21 @@ def apply_min_group_size(grouping, min_group_size):
     """
     if min_group_size is not None:
         return grouping.keep_at_least(min_group_size)
-    counts = grouping.counts()
-    small = np.flatnonzero(counts < SMALL_GROUP_SIZE)
+    warn_small_groups(grouping, grouping.counts(), stacklevel=5)
+    return grouping
+
+
+def warn_small_groups(grouping, counts, *, stacklevel=4):
+    """Issue one SmallGroupWarning naming the groups under SMALL_GROUP_SIZE.
+
+    ``counts`` holds each group's size (e.g. summed over Dask partitions).
+    """
+    small = np.flatnonzero(np.asarray(counts) < SMALL_GROUP_SIZE)
     if small.size == 0:
-        return grouping
+        return
     small = small[np.argsort(counts[small], kind="stable")]
     shown = ", ".join(
-        f"{grouping.labels[k]!r} ({counts[k]} samples)" for k in small[:10]
+        f"{grouping.labels[k]!r} ({int(counts[k])} samples)" for k in small[:10]
     )
     if small.size > 10:
         shown += f", ... ({small.size - 10} more)"
@@ -616,9 +624,8 @@ def apply_min_group_size(grouping, min_group_size):
             groups=shown,
         ),
         SmallGroupWarning,
-        stacklevel=4,
+        stacklevel=stacklevel,
     )
-    return grouping
 
 
 def resolve_privileged(privileged, grouping):
