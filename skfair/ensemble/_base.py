@@ -7,7 +7,6 @@ import numbers
 from typing import ClassVar
 
 import numpy as np
-import pandas as pd
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -22,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skfair.utils._sensitive import (
     _resolve_positions,
+    drop_unused_categories,
     select_sensitive,
     sensitive_groupings,
 )
@@ -119,10 +119,7 @@ class BaseFairEnsemble(ClassifierMixin, BaseEstimator):
         """
         features, y = self._validate_X(X, y, reset=True)
         y01, self.classes_ = _check_binary_y(y, type(self).__name__)
-        columns = self._sensitive_columns(X)
-        for name in columns.columns:
-            if isinstance(columns[name].dtype, pd.CategoricalDtype):
-                columns[name] = columns[name].cat.remove_unused_categories()
+        columns = drop_unused_categories(self._sensitive_columns(X))
         (grouping,) = sensitive_groupings(columns, min_group_size=self.min_group_size)
         self.groups_ = grouping.labels
         return features, y01, grouping

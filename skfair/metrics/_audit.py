@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..utils import (
     check_binary_target,
+    check_same_index,
     check_same_length,
     check_scores,
     check_sensitive_features,
@@ -145,15 +146,16 @@ def _encode_labels(y_true, n_samples, pos_label):
     check_same_length(
         y_true, np.empty(n_samples), first_name="y_true", second_name="y_score"
     )
+    # two classes and no NaN, with or without pos_label
+    y, classes = check_binary_target(y_true, why="the audit's rates")
     if pos_label is None:
-        return check_binary_target(y_true, why="the audit's rates")[0]
-    values = np.asarray(y_true)
-    classes = np.unique(values).tolist()
+        return y
+    classes = classes.tolist()
     if pos_label not in classes:
         raise ValueError(
             AUDIT_POS_LABEL_ERROR.format(pos_label=pos_label, classes=classes)
         )
-    return (values == pos_label).astype(np.int64)
+    return (y == classes.index(pos_label)).astype(np.int64)
 
 
 def _check_threshold(threshold):
@@ -312,6 +314,9 @@ def audit(
             title=title,
             min_group_size=min_group_size,
         )
+    check_same_index(
+        y_true=y_true, y_score=y_score, sensitive_features=sensitive_features, X=X
+    )
     scores = check_scores(y_score, unit_interval_for=AUDIT_SCORE_REASON)
     n = scores.shape[0]
     # warns once about small groups (None), or checks that two groups remain

@@ -445,8 +445,10 @@ def _summarise(names, aligned, meta, spec):
 
 def _groupings(summary, meta, combine, min_group_size):
     """Groupings of the distinct rows, with the true group sizes."""
-    from ..utils import sensitive_groupings
+    from ..utils import SmallGroupWarning, sensitive_groupings
+    from ..utils._sensitive import check_min_group_size
 
+    check_min_group_size(min_group_size)
     kind, extra = meta["sensitive_features"]
     table = summary["table"]
     if kind == "series":
@@ -457,10 +459,8 @@ def _groupings(summary, meta, combine, min_group_size):
         sens = table.iloc[:, 0].to_numpy()
     else:
         sens = table.to_numpy()
-    small = _small_group_warning_class()
     with warnings.catch_warnings():
-        if small is not None:
-            warnings.simplefilter("ignore", small)
+        warnings.simplefilter("ignore", SmallGroupWarning)
         groupings = sensitive_groupings(sens, combine=combine)
     counts = summary["arrays"]["count"][0]
     out = []
@@ -472,34 +472,12 @@ def _groupings(summary, meta, combine, min_group_size):
     return out
 
 
-def _small_group_warning_class():
-    from .. import utils
-
-    return getattr(utils, "SmallGroupWarning", None)
-
-
 def _apply_min_group_size(grouping, codes, sizes, min_group_size):
-    from ..utils import _sensitive
+    from ..utils._sensitive import warn_small_groups
 
     labels = tuple(grouping.labels)
-    threshold = getattr(_sensitive, "SMALL_GROUP_SIZE", None)
-    category = _small_group_warning_class()
     if min_group_size is None:
-        if category is not None and threshold is not None:
-            small = [
-                (labels[j], int(sizes[j]))
-                for j in range(len(labels))
-                if sizes[j] < threshold
-            ]
-            if small:
-                shown = ", ".join(f"{lab!r} ({n})" for lab, n in small)
-                warnings.warn(
-                    f"{grouping.name!r} has {len(small)} group(s) with fewer than "
-                    f"{threshold} samples: {shown}; pass min_group_size=k to leave "
-                    "out groups of fewer than k samples.",
-                    category,
-                    stacklevel=5,
-                )
+        warn_small_groups(grouping, sizes, stacklevel=6)
         return codes, labels
     keep = sizes >= min_group_size
     if keep.all():

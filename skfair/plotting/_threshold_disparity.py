@@ -14,8 +14,9 @@ def _positive_rates(scores, weights, grouping, thresholds):
     rates = np.empty((grouping.n_groups, thresholds.size))
     for code in range(grouping.n_groups):
         mask = grouping.codes == code
-        order = np.argsort(scores[mask], kind="stable")
-        values = scores[mask][order]
+        group = scores[mask]
+        order = np.argsort(group, kind="stable")
+        values = group[order]
         below = np.searchsorted(values, thresholds, side="left")
         if weights is None:  # exact counts, as delta_dp computes them
             rates[code] = (values.size - below) / values.size
@@ -269,9 +270,13 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         disparity = threshold_disparity(scores, weights, groupings, grid, agg)
         above = distinct[distinct > details.threshold]
         peak = float(above[0]) if above.size else float(details.threshold)
-        peak_value = float(
-            threshold_disparity(scores, weights, groupings, np.array([peak]), agg)[0]
-        )
+        if steps and above.size:  # peak is a distinct score, already on the grid
+            peak_value = float(disparity[np.searchsorted(grid, peak)])
+        else:
+            at_peak = np.array([peak])
+            peak_value = float(
+                threshold_disparity(scores, weights, groupings, at_peak, agg)[0]
+            )
         display = cls(
             thresholds=grid,
             disparity=disparity,

@@ -47,6 +47,7 @@ from sklearn.utils.validation import (
 
 from ..utils._sensitive import (
     check_sensitive_features,
+    drop_unused_categories,
     select_sensitive,
     sensitive_groupings,
 )
@@ -467,10 +468,7 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
         at least, ``min_group_size``, small-group warning). A categorical's
         unused categories are not groups: a subset of rows may miss some.
         """
-        columns = self._sensitive_columns(X)
-        for name in columns.columns:
-            if isinstance(columns[name].dtype, pd.CategoricalDtype):
-                columns[name] = columns[name].cat.remove_unused_categories()
+        columns = drop_unused_categories(self._sensitive_columns(X))
         if not fit:
             return check_sensitive_features(columns).intersection()
         (grouping,) = sensitive_groupings(columns, min_group_size=self.min_group_size)

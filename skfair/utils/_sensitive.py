@@ -811,6 +811,18 @@ def select_sensitive(X, sensitive):
     )
 
 
+def drop_unused_categories(columns):
+    """Drop the unused categories of ``columns``' categorical columns, in place.
+
+    A categorical's unused categories are no groups: a subset of rows (a
+    cross-validation fold) may miss some. Returns ``columns``.
+    """
+    for name in columns.columns:
+        if isinstance(columns[name].dtype, pd.CategoricalDtype):
+            columns[name] = columns[name].cat.remove_unused_categories()
+    return columns
+
+
 def drop_sensitive(X, sensitive):
     """Return ``X`` without the columns named by ``sensitive``.
 

@@ -362,6 +362,23 @@ def test_other_bad_input():
         on_dask("mcdp")(None, y, sensitive_features=da.zeros(20, chunks=5, dtype=int))
 
 
+@pytest.mark.parametrize("bad", [0, -1, 2.5, True])
+def test_invalid_min_group_size_raises_like_numpy(bad):
+    from skfair.utils._sensitive import MIN_GROUP_SIZE_ERROR
+
+    y = np.linspace(0, 1, 20)
+    s = np.arange(20) % 2
+    with pytest.raises(ValueError, match=pre(MIN_GROUP_SIZE_ERROR)):
+        M.delta_dp(None, y, sensitive_features=s, min_group_size=bad)
+    with pytest.raises(ValueError, match=pre(MIN_GROUP_SIZE_ERROR)):
+        on_dask("delta_dp")(
+            None,
+            da.from_array(y, chunks=5),
+            sensitive_features=da.from_array(s, chunks=5),
+            min_group_size=bad,
+        )
+
+
 def test_numpy_inputs_never_reach_the_engine(monkeypatch):
     import skfair.utils._dask as dispatch
 

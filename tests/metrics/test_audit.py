@@ -223,7 +223,15 @@ def test_no_labels_trade_off_note():
         ({"epsilon": 0.0}, AUDIT_EPSILON_ERROR.format(value=0.0)),
         ({"X": np.ones((80, 2)), "y_true": None}, AUDIT_HFM_LABELS_ERROR),
         ({"y_true": [0, 1, 2, 1] * 20}, "exactly two classes"),
+        ({"y_true": [0, 1, 2, 1] * 20, "pos_label": 1}, "exactly two classes"),
         ({"y_true": [0, 1] * 10}, "Inconsistent numbers of samples"),
+        (
+            {
+                "y_true": pd.Series([0, 1] * 40),
+                "y_score": pd.Series(np.linspace(0, 1, 80), index=range(80, 0, -1)),
+            },
+            "different indexes",
+        ),
     ],
 )
 def test_clear_errors(change, message):
