@@ -1,5 +1,7 @@
+import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -7,7 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skfair._cli import SUBCOMMANDS, build_parser, main
+from skfair._cli import (
+    SUBCOMMANDS,
+    build_parser,
+    integer_type,
+    main,
+    unit_interval_type,
+)
 from skfair._cli._compare import (
     CV_CLASS_ERROR,
     CV_GROUP_ERROR,
@@ -316,3 +324,34 @@ def test_python_dash_m_exit_code():
     )
     assert result.returncode == 2
     assert "invalid choice: 'nope'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("parse", "text", "expected"),
+    [
+        (integer_type(2), "2", 2),
+        (integer_type(0, 3), "3", 3),
+        (unit_interval_type(), "0", 0.0),
+        (unit_interval_type(), "1", 1.0),
+        (unit_interval_type(open_ends=True), "0.5", 0.5),
+    ],
+)
+def test_argument_types_accept_their_bounds(parse, text, expected):
+    assert parse(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("parse", "text", "message"),
+    [
+        (integer_type(2), "1", "must be an integer >= 2; got '1'"),
+        (integer_type(0, 3), "4", "must be an integer in [0, 3]; got '4'"),
+        (integer_type(1), "1.5", "must be an integer >= 1; got '1.5'"),
+        (unit_interval_type(), "nan", "must be in [0, 1]; got 'nan'"),
+        (unit_interval_type(), "x", "must be a number in [0, 1]; got 'x'"),
+        (unit_interval_type(open_ends=True), "0", "must be in (0, 1); got '0'"),
+        (unit_interval_type(open_ends=True), "1", "must be in (0, 1); got '1'"),
+    ],
+)
+def test_argument_types_reject_with_the_bound(parse, text, message):
+    with pytest.raises(argparse.ArgumentTypeError, match=re.escape(message)):
+        parse(text)

@@ -16,6 +16,7 @@ import time
 
 import pandas as pd
 
+from skfair._cli import integer_type, unit_interval_type
 from skfair._cli._render import check_output
 
 _PANDAS_PARSES_EXACTLY = tuple(map(int, pd.__version__.split(".")[:2])) >= (3, 1)
@@ -66,34 +67,6 @@ data, without the sensitive columns, audited on the other 30%):
 """
 
 
-def _unit_float(name):
-    def parse(text):
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"must be a number in [0, 1]; got {text!r}"
-            ) from None
-        if not 0.0 <= value <= 1.0 or (name == "epsilon" and value in (0.0, 1.0)):
-            interval = "(0, 1)" if name == "epsilon" else "[0, 1]"
-            raise argparse.ArgumentTypeError(f"must be in {interval}; got {text!r}")
-        return value
-
-    return parse
-
-
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"must be an integer >= 1; got {text!r}"
-        ) from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1; got {value}")
-    return value
-
-
 def add_parser(subparsers):
     """Add the ``audit`` subcommand to ``subparsers``; return its parser.
 
@@ -134,36 +107,32 @@ def add_parser(subparsers):
         help="audit a default model (logistic regression) on this bundled data set",
     )
     options = parser.add_argument_group("options")
-    options.add_argument(
-        "--threshold",
-        type=_unit_float("threshold"),
-        default=0.5,
-        metavar="T",
-        help="decision threshold, decisions are score >= T (default: 0.5)",
-    )
-    options.add_argument(
-        "--epsilon",
-        type=_unit_float("epsilon"),
-        default=0.05,
-        metavar="E",
-        help="radius of the local MCDP(E) reported beside MCDP(0) (default: 0.05)",
-    )
-    options.add_argument(
-        "--n-resamples",
-        type=_positive_int,
-        default=None,
-        metavar="N",
-        help="bootstrap resamples and permutations (default: 199, fewer above "
-        "100 000 rows)",
-    )
-    options.add_argument(
-        "--min-group-size",
-        type=_positive_int,
-        default=None,
-        metavar="K",
-        help="leave out groups with fewer than K samples (default: keep every "
-        "group and warn about groups of fewer than 30)",
-    )
+    for flag, metavar, default, open_ends, meaning in (
+        ("--threshold", "T", 0.5, False, "decision threshold, decision = score >= T"),
+        ("--epsilon", "E", 0.05, True, "radius of the local MCDP(E) beside MCDP(0)"),
+    ):
+        options.add_argument(
+            flag,
+            type=unit_interval_type(open_ends=open_ends),
+            default=default,
+            metavar=metavar,
+            help=f"{meaning} (default: {default})",
+        )
+    for flag, metavar, meaning in (
+        (
+            "--n-resamples",
+            "N",
+            "bootstrap resamples and permutations "
+            "(default: 199, fewer above 100 000 rows)",
+        ),
+        (
+            "--min-group-size",
+            "K",
+            "leave out groups with fewer than K samples "
+            "(default: keep every group and warn about groups of fewer than 30)",
+        ),
+    ):
+        options.add_argument(flag, type=integer_type(1), metavar=metavar, help=meaning)
     options.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     options.add_argument(
         "--output",

@@ -11,6 +11,7 @@ from inspect import signature
 import numpy as np
 import pandas as pd
 
+from skfair._cli import integer_type, unit_interval_type
 from skfair._cli._render import check_output, format_cell, markdown, write_report
 from skfair.utils import SMALL_GROUP_SIZE, SmallGroupWarning
 
@@ -108,22 +109,6 @@ explicitly override it.
 """
 
 
-def _integer(minimum, maximum=None):
-    def parse(text):
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or value < minimum or (maximum and value > maximum):
-            bound = f"in [{minimum}, {maximum}]" if maximum else f">= {minimum}"
-            raise argparse.ArgumentTypeError(
-                f"must be an integer {bound}; got {text!r}"
-            )
-        return value
-
-    return parse
-
-
 def _n_jobs(text):
     try:
         value = int(text)
@@ -133,16 +118,6 @@ def _n_jobs(text):
         raise argparse.ArgumentTypeError(
             f"must be a non-zero integer (-1 for all cores); got {text!r}"
         )
-    return value
-
-
-def _fraction(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = np.nan
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be a number in [0, 1]; got {text!r}")
     return value
 
 
@@ -158,24 +133,7 @@ def _learners(text):
 
 
 def add_parser(subparsers):
-    """Add the ``compare`` subcommand to ``subparsers``; return its parser.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        From ``ArgumentParser.add_subparsers``.
-
-    Returns
-    -------
-    parser : argparse.ArgumentParser
-
-    Examples
-    --------
-    >>> from skfair._cli import build_parser
-    >>> args = build_parser().parse_args(["compare", "--dataset", "ricci"])
-    >>> args.dataset, args.cv, args.n_estimators
-    ('ricci', 5, 7)
-    """
+    """Add the ``compare`` subcommand to ``subparsers``; return its parser."""
     compare = subparsers.add_parser(
         "compare",
         help="reproduce the HFM paper's comparison table on a bundled data set",
@@ -207,14 +165,14 @@ def add_parser(subparsers):
     )
     add(
         "--n-estimators",
-        type=_integer(1),
+        type=integer_type(1),
         default=7,
         metavar="N",
         help="members of every ensemble (default: 7, the paper's)",
     )
     add(
         "--cv",
-        type=_integer(2),
+        type=integer_type(2),
         default=5,
         metavar="K",
         help="number of stratified cross-validation folds (default: 5)",
@@ -228,7 +186,7 @@ def add_parser(subparsers):
     )
     add(
         "--seed",
-        type=_integer(0, 2**32 - 1),
+        type=integer_type(0, 2**32 - 1),
         default=0,
         help="seeds the fold shuffling, the learners and discriminative "
         "risk (default: 0)",
@@ -254,7 +212,7 @@ def add_parser(subparsers):
     )
     add(
         "--dr-ratio",
-        type=_fraction,
+        type=unit_interval_type(),
         metavar="R",
         help="probability that DR disturbs a sensitive value (default: 0.97, "
         "the reference code's)",
@@ -382,7 +340,6 @@ def _evaluate(args, bunch, attributes, splits, options, names):
             cv=splits,
             scoring=scoring,
             n_jobs=args.n_jobs,
-            progress=True,
             return_folds=True,
             return_train_score=options["train_scores"],
         )
@@ -508,34 +465,17 @@ def _render(args, header, rows, notes):
     return json.dumps(report, indent=1, allow_nan=False) + "\n"
 
 
-def report(args, parser):
-    """Run the comparison for parsed arguments; return the report text.
+def run(args, parser):
+    """Run ``skfair compare``; write the report to ``--output`` or standard output.
 
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed arguments.
-    parser : argparse.ArgumentParser
-        The subcommand's parser, for argument errors found after loading the
-        data (they exit with status 2 before any model is trained).
-
-    Returns
-    -------
-    report : str
-
-    Examples
-    --------
-    >>> from skfair._cli import build_parser
-    >>> parser = build_parser()
-    >>> args = parser.parse_args(["compare", "--dataset", "ricci", "--cv", "2",
-    ...                           "--learners", "lightgbm"])
-    >>> print(report(args, parser).splitlines()[0])
-    HFM paper comparison on ricci: n = 118 samples, 6 encoded features
+    ``--output`` is checked first, and the argument errors found after loading
+    the data exit with status 2 before any model is trained. Returns 0.
     """
     from skfair.datasets import load_hfm_dataset
     from skfair.model_selection import make_hfm_encoder
     from skfair.model_selection._hfm_paper import LEARNER_NAMES
 
+    check_output(args.output, parser)
     bunch = load_hfm_dataset(args.dataset)
     all_attributes = list(bunch.sensitive.columns)
     if args.sensitive is None:
@@ -570,14 +510,6 @@ def report(args, parser):
             f"{smallest[1]} group; gaps and HFM degrees of groups under "
             f"{SMALL_GROUP_SIZE} samples mostly measure sampling noise"
         )
-    return _render(args, header, rows, _footnotes(rows))
-
-
-def run(args, parser):
-    """Run ``skfair compare`` as :func:`report` does, checking ``--output`` first.
-
-    Returns 0; the report goes to ``--output`` or standard output.
-    """
-    check_output(args.output, parser)
-    write_report(report(args, parser), args.output, "compare")
+    report = _render(args, header, rows, _footnotes(rows))
+    write_report(report, args.output, "compare")
     return 0

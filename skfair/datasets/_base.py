@@ -11,7 +11,6 @@ from importlib import resources
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import Bunch
 
 DATA_PACKAGE = __package__
 """Package whose ``data/`` and ``descr/`` folders hold the bundled files."""
@@ -29,51 +28,18 @@ def _read_csv_cached(file_name):
 
 
 def read_data_file(file_name):
-    """Read a bundled ``*.csv.gz`` file as published.
+    """Return a fresh copy of the bundled file ``data/<file_name>``.
 
-    The parsed file is cached; every call returns a fresh copy, so callers may
-    modify it freely.
-
-    Parameters
-    ----------
-    file_name : str
-        Name of the file in ``skfair/datasets/data/``.
-
-    Returns
-    -------
-    frame : pandas.DataFrame
-        The file as parsed by :func:`pandas.read_csv` with its defaults: empty
-        cells (and the literal ``N/A``) are NaN, repeated column names get a
-        ``.1`` suffix.
+    Parsed by :func:`pandas.read_csv` with its defaults: empty cells and the
+    literal ``N/A`` are NaN, repeated column names get a ``.1`` suffix.
     """
     return _read_csv_cached(file_name).copy()
 
 
 def load_descr(descr_file_name):
-    """Read a dataset description from ``skfair/datasets/descr/``.
-
-    Parameters
-    ----------
-    descr_file_name : str
-        Name of the ``.rst`` file.
-
-    Returns
-    -------
-    descr : str
-        The text of the description.
-    """
+    """Return the text of the description ``descr/<descr_file_name>``."""
     path = resources.files(DATA_PACKAGE) / "descr" / descr_file_name
     return path.read_text(encoding="utf-8")
-
-
-def as_text(series):
-    """Return ``series`` with the text dtype (``str`` in pandas >= 3)."""
-    return series.astype(TEXT_DTYPE)
-
-
-def as_category(series):
-    """Return ``series`` as an unordered categorical of the values it holds."""
-    return series.astype(TEXT_DTYPE).astype("category")
 
 
 def text_where(condition, if_true, if_false, *, index):
@@ -89,60 +55,17 @@ def binary_target(positive, *, name):
     )
 
 
-def set_dtypes(frame, *, text=(), category=()):
-    """Give the listed columns an explicit text or categorical dtype."""
-    converted = {col: as_text(frame[col]) for col in text}
-    converted.update({col: as_category(frame[col]) for col in category})
-    return frame.assign(**converted)
+def set_dtypes(frame, *, category):
+    """Give ``frame``'s non-numeric columns an explicit dtype.
 
-
-def make_bunch(
-    *,
-    data,
-    target,
-    sensitive,
-    privileged,
-    target_names,
-    data_file_name,
-    descr_file_name,
-    return_X_y,
-):
-    """Assemble the loaders' return value.
-
-    Parameters
-    ----------
-    data : pandas.DataFrame
-        Features, including the sensitive attribute columns.
-    target : pandas.Series
-        0/1 target aligned with ``data``.
-    sensitive : list of str
-        Names of the sensitive attribute columns of ``data``.
-    privileged : dict
-        Sensitive column name to its privileged group label.
-    target_names : list of str
-        Names of the classes 0 and 1.
-    data_file_name, descr_file_name : str
-        Bundled files the data and the description come from.
-    return_X_y : bool
-        Return ``(data, target)`` instead of the Bunch.
-
-    Returns
-    -------
-    bunch : sklearn.utils.Bunch or tuple of (DataFrame, Series)
-        See the public loaders.
+    The columns listed in ``category`` become unordered categoricals of the
+    values they hold (names absent from ``frame`` are skipped); every other
+    non-numeric column becomes text.
     """
-    data = data.reset_index(drop=True)
-    target = target.reset_index(drop=True)
-    if return_X_y:
-        return data, target
-    return Bunch(
-        data=data,
-        target=target,
-        frame=pd.concat([data, target], axis=1),
-        sensitive=data[list(sensitive)].copy(),
-        privileged=dict(privileged),
-        feature_names=list(data.columns),
-        target_names=list(target_names),
-        DESCR=load_descr(descr_file_name),
-        filename=data_file_name,
-    )
+    converted = {}
+    for col in frame.columns:
+        if col in category:
+            converted[col] = frame[col].astype(TEXT_DTYPE).astype("category")
+        elif not pd.api.types.is_numeric_dtype(frame[col]):
+            converted[col] = frame[col].astype(TEXT_DTYPE)
+    return frame.assign(**converted)

@@ -21,17 +21,14 @@ of the HFM paper's benchmark (Bian & Luo), which are those of Friedler et al.'s
 
 import json
 
+import pandas as pd
+from sklearn.utils import Bunch
+
 # validate_params/StrOptions: scikit-learn's own boundary validation (same error
 # texts as its loaders); no public equivalent exists.
 from sklearn.utils._param_validation import StrOptions, validate_params
 
-from ._base import (
-    binary_target,
-    make_bunch,
-    read_data_file,
-    set_dtypes,
-    text_where,
-)
+from ._base import binary_target, load_descr, read_data_file, set_dtypes, text_where
 
 _PREPROCESSING = [StrOptions({"raw", "hfm"})]
 
@@ -101,30 +98,6 @@ _COMPAS_CATEGORICAL = [
     "v_type_of_assessment",
     "v_score_text",
 ]
-_COMPAS_TEXT = [
-    "sex",
-    "race",
-    "name",
-    "first",
-    "last",
-    "compas_screening_date",
-    "dob",
-    "c_jail_in",
-    "c_jail_out",
-    "c_case_number",
-    "c_offense_date",
-    "c_arrest_date",
-    "r_case_number",
-    "r_offense_date",
-    "r_jail_in",
-    "r_jail_out",
-    "vr_case_number",
-    "vr_offense_date",
-    "screening_date",
-    "v_screening_date",
-    "in_custody",
-    "out_custody",
-]
 
 _BANK_CATEGORICAL = [
     "job",
@@ -167,19 +140,35 @@ _DATASETS = {
 def _bunch(name, data, target, return_X_y, data_file_name=None):
     """The Bunch (or ``(data, target)``) of the data set ``name``."""
     sensitive, privileged, target_names, file_name = _DATASETS[name]
-    return make_bunch(
+    data = data.reset_index(drop=True)
+    target = target.reset_index(drop=True)
+    if return_X_y:
+        return data, target
+    return Bunch(
         data=data,
         target=target,
-        sensitive=sensitive,
-        privileged=privileged,
-        target_names=target_names,
-        data_file_name=data_file_name or file_name,
-        descr_file_name=f"{name}.rst",
-        return_X_y=return_X_y,
+        frame=pd.concat([data, target], axis=1),
+        sensitive=data[sensitive].copy(),
+        privileged=dict(privileged),
+        feature_names=list(data.columns),
+        target_names=list(target_names),
+        DESCR=load_descr(f"{name}.rst"),
+        filename=data_file_name or file_name,
     )
 
 
+_RETURNS = """\
+    Returns
+    -------
+    data : :class:`~sklearn.utils.Bunch`
+        Dictionary-like object with the following attributes.
+
+"""
 _BUNCH_FIELDS = """\
+        sensitive : pandas.DataFrame of shape (n_samples, {n_sensitive})
+            {columns}, equal to {those} of ``data``.
+        privileged : dict
+            Privileged group label of each sensitive column, ``{privileged}``.
         target_names : list of str
             Class names, ``{classes}``.
         frame : pandas.DataFrame
@@ -210,14 +199,22 @@ def _shared_doc(dataset=None):
     """Fill the parts of a loader's docstring that every loader shares."""
 
     def decorate(function):
-        _, _, names, file = _DATASETS.get(dataset, (None, None, None, None))
-        fields = _BUNCH_FIELDS.format(
-            classes=json.dumps(names),
-            file="" if file is None else f', ``"{file}"``',
-        )
-        fields += "" if dataset == "bank" else _SEE_ALSO
         doc = function.__doc__.replace("    <return_X_y>\n", _RETURN_X_Y)
-        function.__doc__ = doc.replace("        <bunch_fields>\n", fields)
+        if dataset is not None:
+            sensitive, privileged, names, file = _DATASETS[dataset]
+            fields = _BUNCH_FIELDS.format(
+                n_sensitive=len(sensitive),
+                columns=("Columns " if len(sensitive) > 1 else "Column ")
+                + " and ".join(f"``{column}``" for column in sensitive),
+                those="those" if len(sensitive) > 1 else "that",
+                privileged=json.dumps(privileged),
+                classes=json.dumps(names),
+                file="" if file is None else f', ``"{file}"``',
+            )
+            fields += "" if dataset == "bank" else _SEE_ALSO
+            doc = doc.replace("    <returns>\n", _RETURNS)
+            doc = doc.replace("        <bunch_fields>\n", fields)
+        function.__doc__ = doc
         return function
 
     return decorate
@@ -271,21 +268,13 @@ def load_ricci(*, preprocessing="raw", keep_combine=None, return_X_y=False):
 
     <return_X_y>
 
-    Returns
-    -------
-    data : :class:`~sklearn.utils.Bunch`
-        Dictionary-like object with the following attributes.
-
+    <returns>
         data : pandas.DataFrame of shape (118, 4) or (118, 5)
             The features: ``position`` (category), ``oral`` (float),
             ``written`` (int), ``race`` (str) and, if kept, ``combine``
             (float). The sensitive attribute stays in ``data``.
         target : pandas.Series of shape (118,)
             0/1 ``int64`` labels named ``"pass"``; 1 = pass.
-        sensitive : pandas.DataFrame of shape (118, 1)
-            The sensitive attribute ``race``, equal to ``data["race"]``.
-        privileged : dict
-            Privileged group label of each sensitive column, ``{"race": "W"}``.
         <bunch_fields>
 
     Notes
@@ -319,7 +308,7 @@ def load_ricci(*, preprocessing="raw", keep_combine=None, return_X_y=False):
     frame = read_data_file("ricci.csv.gz").rename(columns=str.lower)
     target = binary_target(frame["combine"] >= 70, name="pass")
     data = frame if keep_combine else frame.drop(columns="combine")
-    data = set_dtypes(data, text=["race"], category=["position"])
+    data = set_dtypes(data, category=["position"])
     return _bunch("ricci", data, target, return_X_y)
 
 
@@ -358,11 +347,7 @@ def load_german_credit(*, preprocessing="raw", return_X_y=False):
 
     <return_X_y>
 
-    Returns
-    -------
-    data : :class:`~sklearn.utils.Bunch`
-        Dictionary-like object with the following attributes.
-
+    <returns>
         data : pandas.DataFrame of shape (1000, 22) or (1000, 20)
             The features. The A-coded nominal attributes (decoded in the
             description) are ``category``; ``sex`` and ``age`` are ``str``
@@ -371,10 +356,6 @@ def load_german_credit(*, preprocessing="raw", return_X_y=False):
         target : pandas.Series of shape (1000,)
             0/1 ``int64`` labels named ``"credit"``; 1 = good (the file's 1),
             0 = bad (the file's 2).
-        sensitive : pandas.DataFrame of shape (1000, 2)
-            Columns ``sex`` and ``age``, equal to those of ``data``.
-        privileged : dict
-            ``{"sex": "male", "age": "adult"}``.
         <bunch_fields>
 
     Notes
@@ -410,16 +391,14 @@ def load_german_credit(*, preprocessing="raw", return_X_y=False):
     target = binary_target(frame.pop("credit") == 1, name="credit")
     sex = frame["personal_status_sex"].map(_GERMAN_SEX)
     age_group = text_where(frame["age"] >= 25, "adult", "youth", index=frame.index)
-    categorical = list(_GERMAN_CATEGORICAL)
     if preprocessing == "hfm":
         frame = frame.assign(personal_status_sex=sex, age=age_group)
         frame = frame.rename(columns={"personal_status_sex": "sex"})
-        categorical.remove("personal_status_sex")
     else:
         frame = _insert_after(frame, "personal_status_sex", "sex", sex)
         frame = _insert_after(frame, "age", "age_years", frame["age"])
         frame["age"] = age_group
-    data = set_dtypes(frame, text=["sex", "age"], category=categorical)
+    data = set_dtypes(frame, category=_GERMAN_CATEGORICAL)
     return _bunch("german_credit", data, target, return_X_y)
 
 
@@ -464,20 +443,12 @@ def load_adult(*, preprocessing="raw", subset=None, return_X_y=False):
 
     <return_X_y>
 
-    Returns
-    -------
-    data : :class:`~sklearn.utils.Bunch`
-        Dictionary-like object with the following attributes.
-
+    <returns>
         data : pandas.DataFrame of shape (n_samples, 14) or (n_samples, 13)
             The features: nominal ones are ``category``, ``race`` and ``sex``
             are ``str``, the rest ``int64``.
         target : pandas.Series of shape (n_samples,)
             0/1 ``int64`` labels named ``"income"``; 1 = ``>50K``.
-        sensitive : pandas.DataFrame of shape (n_samples, 2)
-            Columns ``race`` and ``sex``, equal to those of ``data``.
-        privileged : dict
-            ``{"race": "White", "sex": "Male"}``.
         <bunch_fields>
 
     Notes
@@ -513,7 +484,7 @@ def load_adult(*, preprocessing="raw", subset=None, return_X_y=False):
     if preprocessing == "hfm":
         frame = frame.dropna().drop(columns="fnlwgt")
     target = binary_target(frame.pop("income") == ">50K", name="income")
-    data = set_dtypes(frame, text=["race", "sex"], category=_ADULT_CATEGORICAL)
+    data = set_dtypes(frame, category=_ADULT_CATEGORICAL)
     return _bunch("adult", data, target, return_X_y)
 
 
@@ -587,11 +558,7 @@ def load_compas(*, violent=False, preprocessing="raw", return_X_y=False):
 
     <return_X_y>
 
-    Returns
-    -------
-    data : :class:`~sklearn.utils.Bunch`
-        Dictionary-like object with the following attributes.
-
+    <returns>
         data : pandas.DataFrame of shape (n_samples, n_features)
             The features: nominal ones (``age_cat``, charge degrees and
             descriptions, assessment types, score texts) are ``category``;
@@ -600,10 +567,6 @@ def load_compas(*, violent=False, preprocessing="raw", return_X_y=False):
             ``violent_recid`` are ``float64``.
         target : pandas.Series of shape (n_samples,)
             0/1 ``int64`` labels named ``"two_year_recid"``; 1 = reoffended.
-        sensitive : pandas.DataFrame of shape (n_samples, 2)
-            Columns ``race`` and ``sex``, equal to those of ``data``.
-        privileged : dict
-            ``{"race": "Caucasian", "sex": "Male"}``.
         <bunch_fields>
 
     Notes
@@ -623,12 +586,10 @@ def load_compas(*, violent=False, preprocessing="raw", return_X_y=False):
     --------
     >>> from skfair.datasets import load_compas
     >>> compas = load_compas(preprocessing="hfm")
-    >>> compas.data.shape
-    (6167, 10)
-    >>> compas.privileged
-    {'race': 'Caucasian', 'sex': 'Male'}
-    >>> int((compas.sensitive["race"] == "Caucasian").sum())
-    2100
+    >>> compas.data.shape, int(compas.target.sum())
+    ((6167, 10), 2809)
+    >>> compas.sensitive["race"].value_counts().head(3).to_dict()
+    {'African-American': 3173, 'Caucasian': 2100, 'Hispanic': 509}
     >>> load_compas(violent=True, preprocessing="hfm").data.shape
     (4010, 10)
     """
@@ -642,11 +603,7 @@ def load_compas(*, violent=False, preprocessing="raw", return_X_y=False):
     if preprocessing == "hfm":
         frame = _propublica_filter(frame)
     target = binary_target(frame.pop("two_year_recid") == 1, name="two_year_recid")
-    data = set_dtypes(
-        frame,
-        text=[col for col in _COMPAS_TEXT if col in frame.columns],
-        category=[col for col in _COMPAS_CATEGORICAL if col in frame.columns],
-    )
+    data = set_dtypes(frame, category=_COMPAS_CATEGORICAL)
     return _bunch("compas", data, target, return_X_y, data_file_name=file_name)
 
 
@@ -671,11 +628,7 @@ def load_bank(*, return_X_y=False):
     ----------
     <return_X_y>
 
-    Returns
-    -------
-    data : :class:`~sklearn.utils.Bunch`
-        Dictionary-like object with the following attributes.
-
+    <returns>
         data : pandas.DataFrame of shape (4521, 17)
             The features: nominal ones are ``category`` (``"unknown"`` is a
             category, not a missing value), ``age`` is the ``str`` age group
@@ -684,10 +637,6 @@ def load_bank(*, return_X_y=False):
             leaks the label; drop it for a realistic model.
         target : pandas.Series of shape (4521,)
             0/1 ``int64`` labels named ``"y"``; 1 = subscribed (``"yes"``).
-        sensitive : pandas.DataFrame of shape (4521, 1)
-            Column ``age``, equal to ``data["age"]``.
-        privileged : dict
-            ``{"age": ">25"}``.
         <bunch_fields>
 
     Notes
@@ -722,7 +671,7 @@ def load_bank(*, return_X_y=False):
     target = binary_target(frame.pop("y") == "yes", name="y")
     frame = _insert_after(frame, "age", "age_years", frame["age"])
     frame["age"] = text_where(frame["age_years"] > 25, ">25", "<=25", index=frame.index)
-    data = set_dtypes(frame, text=["age"], category=_BANK_CATEGORICAL)
+    data = set_dtypes(frame, category=_BANK_CATEGORICAL)
     return _bunch("bank", data, target, return_X_y)
 
 

@@ -9,10 +9,11 @@ import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_random_state
 
+from skfair.utils._estimator import store_params
 from skfair.utils._sensitive import resolve_privileged
 from skfair.utils._validation import check_sample_weight_1d
 
-from ._base import BaseFairEnsemble, Interval, _fit_context, store_params
+from ._base import BaseFairEnsemble, Interval, _fit_context
 
 #: Weighted error used for the learner weight of a stump that makes no error
 #: on the weighted training data, so that its weight stays finite.

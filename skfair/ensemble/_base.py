@@ -16,16 +16,15 @@ from sklearn.base import (
 # No public equivalent (scikit-learn's parameter validation); shared with the
 # ensembles, which import these from here.
 from sklearn.utils._param_validation import Interval, StrOptions  # noqa: F401
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from skfair.utils._estimator import BinaryDecisionMixin
 from skfair.utils._sensitive import (
     _resolve_positions,
     drop_unused_categories,
-    select_sensitive,
     sensitive_groupings,
 )
-from skfair.utils._validation import check_binary_target
+from skfair.utils._validation import check_binary_y
 
 NON_NUMERIC_FEATURE_ERROR = (
     "{estimator} needs numeric features, but column(s) {columns} of X are not "
@@ -40,39 +39,6 @@ NON_FINITE_FEATURE_ERROR = (
     "Input X contains NaN or infinity in column(s) {columns} (the first at row "
     "{row}); {estimator} needs finite numbers. Impute or drop those values first."
 )
-ONLY_BINARY_ERROR = (
-    "Only binary classification is supported. {estimator} got a {y_type} "
-    "target with {n_classes} classes: {classes}."
-)
-NO_FEATURES_ERROR = (
-    "{estimator}: X has {n_features} feature(s), all of them sensitive "
-    "({names}); with sensitive_as_feature=False no feature is left to learn "
-    "from. Add non-sensitive features or set sensitive_as_feature=True."
-)
-
-
-def store_params(estimator, params):
-    """Store ``__init__``'s arguments (its ``locals()``) unchanged."""
-    for name, value in params.items():
-        if name != "self":
-            setattr(estimator, name, value)
-
-
-def _check_binary_y(y, estimator_name):
-    """Check that ``y`` is a binary target; return it as 0/1 and its classes."""
-    check_classification_targets(y)
-    y_type = type_of_target(y, input_name="y")
-    if y_type != "binary":
-        classes = np.unique(y)
-        raise ValueError(
-            ONLY_BINARY_ERROR.format(
-                estimator=estimator_name,
-                y_type=y_type,
-                n_classes=classes.size,
-                classes=classes[:10].tolist(),
-            )
-        )
-    return check_binary_target(y, name="y", why=estimator_name)
 
 
 def _is_numeric_column(column):
@@ -85,7 +51,7 @@ def _is_numeric_column(column):
     )
 
 
-class BaseFairEnsemble(ClassifierMixin, BaseEstimator):
+class BaseFairEnsemble(BinaryDecisionMixin, ClassifierMixin, BaseEstimator):
     """Base of the binary ensembles that read their groups from ``X``.
 
     The groups go through the shared resolver (:mod:`skfair.utils`), which
@@ -102,10 +68,6 @@ class BaseFairEnsemble(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def _sensitive_columns(self, X):
-        """The sensitive columns of ``X`` as a DataFrame."""
-        return select_sensitive(X, self.sensitive)
-
     def _model_input(self, X, *, reset):
         """``X`` as the validation below receives it (a hook for subclasses)."""
         return X
@@ -118,7 +80,7 @@ class BaseFairEnsemble(ClassifierMixin, BaseEstimator):
         are no groups: a cross-validation fold may miss some).
         """
         features, y = self._validate_X(X, y, reset=True)
-        y01, self.classes_ = _check_binary_y(y, type(self).__name__)
+        y01, self.classes_ = check_binary_y(y, estimator=self)
         columns = drop_unused_categories(self._sensitive_columns(X))
         (grouping,) = sensitive_groupings(columns, min_group_size=self.min_group_size)
         self.groups_ = grouping.labels
@@ -136,12 +98,9 @@ class BaseFairEnsemble(ClassifierMixin, BaseEstimator):
         the sensitive columns may hold any labels when they are not features.
         """
         name = type(self).__name__
-        model_input = self._model_input(X, reset=reset)
-        kwargs = {"reset": reset, "dtype": None, "ensure_all_finite": False}
-        if isinstance(y, str) and y == "no_validation":
-            X_checked, y = validate_data(self, model_input, **kwargs), None
-        else:
-            X_checked, y = validate_data(self, model_input, y, **kwargs)
+        X_checked, y = self._check_X_y(
+            self._model_input(X, reset=reset), y, reset=reset
+        )
         if reset:
             self._sensitive_positions, _ = _resolve_positions(X, self.sensitive)
         positions = set(self._sensitive_positions)
@@ -152,14 +111,7 @@ class BaseFairEnsemble(ClassifierMixin, BaseEstimator):
         keep = list(range(n_features)) if self.sensitive_as_feature else keep
         if reset:
             self._feature_positions = keep
-        if not keep:
-            raise ValueError(
-                NO_FEATURES_ERROR.format(
-                    estimator=name,
-                    n_features=n_features,
-                    names=[str(names[k]) for k in sorted(positions)],
-                )
-            )
+        self._check_features_left(len(keep), n_features)
         features = X_checked[:, keep]
         if features.dtype.kind not in "biuf":
             # A TypeError here means an object that is neither a number nor a
@@ -194,43 +146,3 @@ class BaseFairEnsemble(ClassifierMixin, BaseEstimator):
     def _missing_allowed(self, values, positions):
         """Mask of the ``values`` (columns ``positions`` of X) that may be NaN."""
         return False
-
-    def predict_proba(self, X):
-        """Class probabilities, a monotone map of :meth:`decision_function`.
-
-        Parameters
-        ----------
-        X : {array-like, DataFrame} of shape (n_samples, n_features)
-            Samples, with the columns seen in fit.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, 2)
-            Probabilities of ``classes_[0]`` and ``classes_[1]``.
-        """
-        positive = self._proba_of_positive(self.decision_function(X))
-        return np.column_stack([1.0 - positive, positive])
-
-    def predict(self, X):
-        """Predicted labels: ``classes_[1]`` where the decision is positive.
-
-        A decision of exactly 0 predicts ``classes_[0]``.
-
-        Parameters
-        ----------
-        X : {array-like, DataFrame} of shape (n_samples, n_features)
-            Samples to classify (any labels in the sensitive columns).
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-        """
-        decision = self.decision_function(X)
-        return self.classes_[(decision > 0).astype(np.intp)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        tags.input_tags.allow_nan = False
-        return tags

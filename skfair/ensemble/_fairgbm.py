@@ -20,7 +20,9 @@ from joblib import effective_n_jobs
 from scipy.special import expit
 from sklearn.utils.validation import check_random_state
 
-from ._base import BaseFairEnsemble, Interval, StrOptions, _fit_context, store_params
+from skfair.utils._estimator import store_params
+
+from ._base import BaseFairEnsemble, Interval, StrOptions, _fit_context
 
 FAIRGBM_MISSING_ERROR = (
     "FairGBMClassifier needs the fairgbm package, which ships binaries for "

@@ -18,60 +18,22 @@ from sklearn.utils._param_validation import (  # scikit-learn's own validation;
     Interval,  # no public equivalent of these parameter constraints
     StrOptions,
 )
-from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from skfair.utils import (
-    check_sample_weight_1d,
-    drop_sensitive,
-    select_sensitive,
-    sensitive_groupings,
-)
+from skfair.utils import check_sample_weight_1d, drop_sensitive, sensitive_groupings
+from skfair.utils._estimator import BinaryDecisionMixin
+from skfair.utils._validation import check_binary_y
 
 from ._penalties import PENALTIES, _penalty_from_codes
 
-BINARY_TARGET_ERROR = (
-    "Only binary classification is supported. The type of the target is "
-    "{kind!r} ({n_classes} class(es): {classes}); {estimator} needs exactly two "
-    "classes."
-)
-NO_FEATURES_ERROR = (
-    "{estimator}: X has {n_features} feature(s), all of them sensitive; with "
-    "sensitive_as_feature=False no feature is left to learn from. Add features "
-    "or set sensitive_as_feature=True."
-)
 
-
-def check_binary_y(estimator, y):
-    """Check a binary target; return ``(classes, y01)``."""
-    kind = type_of_target(y, input_name="y", raise_unknown=True)
-    classes = np.unique(y)
-    if kind != "binary" or classes.size != 2:
-        raise ValueError(
-            BINARY_TARGET_ERROR.format(
-                estimator=type(estimator).__name__,
-                n_classes=classes.size,
-                classes=classes.tolist()[:10],
-                kind=kind,
-            )
-        )
-    return classes, (y == classes[1]).astype(np.float64)
-
-
-def store_params(estimator, params):
-    """Store ``__init__``'s arguments (its ``locals()``) unchanged."""
-    for name, value in params.items():
-        if name not in ("self", "__class__"):
-            setattr(estimator, name, value)
-
-
-class BaseFairPenalised(ClassifierMixin, BaseEstimator):
+class BaseFairPenalised(BinaryDecisionMixin, ClassifierMixin, BaseEstimator):
     """Base of the binary classifiers trained with a fairness penalty.
 
     Subclasses implement ``_fit(features, y01, sample_weight, codes)``
     (training, with :meth:`_penalty_grad`) and ``_raw_score(features)`` (the
-    log-odds of ``classes_[1]``); ``fit``, ``decision_function``,
-    ``predict_proba`` and ``predict`` are written here once.
+    log-odds of ``classes_[1]``); ``fit`` and ``decision_function`` are
+    written here, ``predict_proba`` and ``predict`` in the shared mixin.
 
     The sensitive columns named by ``sensitive`` are read from ``X``
     (:func:`skfair.utils.select_sensitive`); they feed the model only when
@@ -94,10 +56,6 @@ class BaseFairPenalised(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def _sensitive_columns(self, X):
-        """The sensitive columns of ``X`` as a DataFrame (a hook for tests)."""
-        return select_sensitive(X, self.sensitive)
-
     def _validate_X(self, X, y="no_validation", *, reset):
         """Validate ``X`` (and ``y``); return ``(source, features, y)``.
 
@@ -105,11 +63,7 @@ class BaseFairPenalised(ClassifierMixin, BaseEstimator):
         columns are read), ``features`` the model's float64 inputs.
         ``y="no_validation"`` (predict) skips the target.
         """
-        kwargs = {"reset": reset, "dtype": None, "ensure_all_finite": False}
-        if isinstance(y, str) and y == "no_validation":
-            X_arr, y = validate_data(self, X, **kwargs), None
-        else:
-            X_arr, y = validate_data(self, X, y, **kwargs)
+        X_arr, y = self._check_X_y(X, y, reset=reset)
         if X_arr.dtype.kind in "biufc":
             # numeric X: NaN/inf anywhere (sensitive columns too) is an error
             X_arr = check_array(X_arr, dtype=None)
@@ -119,12 +73,7 @@ class BaseFairPenalised(ClassifierMixin, BaseEstimator):
             if self.sensitive_as_feature
             else drop_sensitive(source, self.sensitive)
         )
-        if model_X.shape[1] == 0:
-            raise ValueError(
-                NO_FEATURES_ERROR.format(
-                    estimator=type(self).__name__, n_features=X_arr.shape[1]
-                )
-            )
+        self._check_features_left(model_X.shape[1], X_arr.shape[1])
         return source, check_array(model_X, dtype=np.float64), y
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -147,7 +96,7 @@ class BaseFairPenalised(ClassifierMixin, BaseEstimator):
             The fitted classifier.
         """
         source, features, y = self._validate_X(X, y, reset=True)
-        self.classes_, y01 = check_binary_y(self, y)
+        y01, self.classes_ = check_binary_y(y, estimator=self)
         n_samples = features.shape[0]
         sample_weight = check_sample_weight_1d(sample_weight, n_samples)
         if sample_weight is None:
@@ -161,7 +110,7 @@ class BaseFairPenalised(ClassifierMixin, BaseEstimator):
             min_group_size=self.min_group_size,
         )
         codes = np.asarray(grouping.codes, dtype=np.intp)
-        self._fit(features, y01, sample_weight, codes)
+        self._fit(features, y01.astype(np.float64), sample_weight, codes)
         return self
 
     def _penalty_grad(self, proba, codes):
@@ -205,40 +154,4 @@ class BaseFairPenalised(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self._raw_score(self._validate_X(X, reset=False)[1])
 
-    def predict_proba(self, X):
-        """Class probabilities.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Data with the same columns as in fit.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, 2)
-            Probabilities of ``classes_[0]`` and ``classes_[1]``.
-        """
-        p = expit(self.decision_function(X))
-        return np.column_stack([1.0 - p, p])
-
-    def predict(self, X):
-        """Predicted class: ``classes_[1]`` where its probability is >= 0.5.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Samples to classify (any labels in the sensitive columns).
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predicted labels.
-        """
-        positive = self.decision_function(X) >= 0  # checks that it is fitted
-        return self.classes_[positive.astype(np.intp)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        tags.non_deterministic = False
-        return tags
+    _proba_of_positive = staticmethod(expit)

@@ -12,7 +12,9 @@ from sklearn.utils._param_validation import (  # scikit-learn's own validation;
 )
 from sklearn.utils.validation import check_random_state
 
-from ._base import BaseFairPenalised, store_params
+from skfair.utils._estimator import store_params
+
+from ._base import BaseFairPenalised
 
 #: Smallest hessian handed to LightGBM (its leaves divide by the sum).
 MIN_HESSIAN = 1e-6

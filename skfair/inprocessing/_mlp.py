@@ -13,7 +13,9 @@ from sklearn.utils._param_validation import (  # scikit-learn's own validation;
 from sklearn.utils.validation import check_random_state
 from threadpoolctl import threadpool_limits
 
-from ._base import BaseFairPenalised, store_params
+from skfair.utils._estimator import store_params
+
+from ._base import BaseFairPenalised
 
 #: Precision of the weights and of the forward/backward passes (the penalties
 #: and the loss are computed in float64).
@@ -156,6 +158,9 @@ class FairMLPClassifier(BaseFairPenalised):
 
     Examples
     --------
+    ERM and the penalised MLP, on data whose second feature depends on the
+    group in the first column (left out of the model's inputs):
+
     >>> import numpy as np
     >>> from skfair.inprocessing import FairMLPClassifier
     >>> from skfair.metrics import mcdp

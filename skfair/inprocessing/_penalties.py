@@ -16,6 +16,7 @@ from scipy.special import expit
 
 from skfair.metrics import mcdp_details
 from skfair.utils import check_sensitive_features
+from skfair.utils._sensitive import codes_as_groups
 
 PENALTIES = ("mcdp", "dp", "abcc")
 
@@ -136,7 +137,8 @@ def _locate_mcdp(scores, codes, temperature, epsilon):
     The location comes from skfair's exact MCDP: the threshold (ε = 0) or
     the window (ε > 0) and the worst pair of groups ``(a, b)``.
     """
-    details = mcdp_details(None, scores, sensitive_features=codes, epsilon=epsilon)
+    groups = codes_as_groups(codes)
+    details = mcdp_details(None, scores, sensitive_features=groups, epsilon=epsilon)
     a, b = (int(g) for g in details.groups)
     if epsilon == 0.0:
         return float(details.threshold), a, b

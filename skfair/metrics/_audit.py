@@ -11,13 +11,13 @@ matplotlib the page says so and keeps every table.
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 import pandas as pd
 
 from ..utils import (
     check_binary_target,
+    check_fraction,
     check_same_index,
     check_same_length,
     check_scores,
@@ -45,6 +45,7 @@ AUDIT_SCORE_REASON = (
     "an audit (decisions at a threshold in [0, 1] and MCDP(epsilon) "
     "neighbourhoods); pass probabilities, e.g. predict_proba(X)[:, 1]"
 )
+# the texts of skfair.utils.check_fraction, which checks both
 AUDIT_THRESHOLD_ERROR = "threshold must be a real number in [0, 1]; got {value!r}."
 AUDIT_EPSILON_ERROR = "epsilon must be a real number in (0, 1); got {value!r}."
 AUDIT_HFM_LABELS_ERROR = (
@@ -156,20 +157,6 @@ def _encode_labels(y_true, n_samples, pos_label):
             AUDIT_POS_LABEL_ERROR.format(pos_label=pos_label, classes=classes)
         )
     return (y == classes.index(pos_label)).astype(np.int64)
-
-
-def _check_threshold(threshold):
-    ok = isinstance(threshold, numbers.Real) and not isinstance(threshold, bool)
-    if not ok or not 0.0 <= threshold <= 1.0:
-        raise ValueError(AUDIT_THRESHOLD_ERROR.format(value=threshold))
-    return float(threshold)
-
-
-def _check_epsilon(epsilon):
-    ok = isinstance(epsilon, numbers.Real) and not isinstance(epsilon, bool)
-    if not ok or not 0.0 < epsilon < 1.0:
-        raise ValueError(AUDIT_EPSILON_ERROR.format(value=epsilon))
-    return float(epsilon)
 
 
 def audit(
@@ -291,10 +278,19 @@ def audit(
     >>> "<table" in report.to_html(figures=False)
     True
     """
-    threshold = _check_threshold(threshold)
-    epsilon = _check_epsilon(epsilon)
+    threshold = check_fraction(threshold, name="threshold")
+    epsilon = check_fraction(epsilon, name="epsilon", closed=False)
     confidence_level = _check_confidence_level(confidence_level)
     check_min_group_size(min_group_size)
+    # the audit's settings, recorded as given by the report of either engine
+    settings = {
+        "threshold": threshold,
+        "epsilon": epsilon,
+        "confidence_level": confidence_level,
+        "combine": combine,
+        "min_group_size": min_group_size,
+        "title": title or "Fairness audit",
+    }
     data = {"y_true": y_true, "y_score": y_score}
     data["sensitive_features"] = sensitive_features
     if check_not_mixed({k: v for k, v in data.items() if v is not None}):
@@ -306,13 +302,8 @@ def audit(
             y_true,
             y_score,
             sensitive_features=sensitive_features,
-            threshold=threshold,
-            epsilon=epsilon,
             pos_label=pos_label,
-            confidence_level=confidence_level,
-            combine=combine,
-            title=title,
-            min_group_size=min_group_size,
+            **settings,
         )
     check_same_index(
         y_true=y_true, y_score=y_score, sensitive_features=sensitive_features, X=X
@@ -384,21 +375,16 @@ def audit(
         )
     )
     return AuditReport(
-        title=title or "Fairness audit",
+        **settings,
         n_samples=n,
-        threshold=threshold,
-        epsilon=epsilon,
-        confidence_level=confidence_level,
         n_resamples=n_resamples,
         n_permutations=n_permutations,
-        combine=combine,
         groups=groups,
         metrics=metrics,
         mcdp_details=details,
         hfm=hfm_result,
         has_labels=y is not None,
         _data=(scores, sensitive_features, y),
-        min_group_size=min_group_size,
         left_out=left_out,
     )
 

@@ -12,11 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..utils import (
-    check_binary_target,
-    check_scores,
-    check_sensitive_features,
-)
+from ..utils import check_scores, check_sensitive_features
 from ..utils._sensitive import TOO_FEW_GROUPS_ERROR, warn_small_groups
 from ._base import aggregate
 from ._distribution import abcc, delta_dp
@@ -24,71 +20,25 @@ from ._ecdf import group_pairs
 from ._mcdp import mcdp_details
 from ._uncertainty import dkw_halfwidth
 
-_LABEL = "__skfair_y_true__"
-
-
-def _audit_scan(k, names, kinds, threshold, *parts):
-    """One partition: per distinct (sensitive row, label) sums."""
-    from ._dask_engine import _check_partition, _encode_rows, _scores_of
-
-    data = dict(zip(names, parts))
-    _check_partition(k, data)
-    x = _scores_of(k, data["y_score"])
-    labels = (data["y_true"],) if "y_true" in data else None
-    kind, extra = kinds["sensitive_features"]
-    rows, table, keys = _encode_rows(
-        k, data["sensitive_features"], kind, extra, labels=labels
-    )
-    n_rows = len(keys)
-    above = (x >= threshold).astype(np.float64)
-    arrays = {
-        "count": (np.bincount(rows, minlength=n_rows).astype(np.int64), "add"),
-        "sum": (np.bincount(rows, weights=x, minlength=n_rows), "add"),
-        "above": (np.bincount(rows, weights=above, minlength=n_rows), "add"),
-    }
-    return {
-        "n": int(x.size),
-        "low": float(x.min()) if x.size else np.inf,
-        "high": float(x.max()) if x.size else -np.inf,
-        "keys": keys,
-        "table": table if n_rows else None,
-        "arrays": arrays,
-    }
+# what the Dask audit does not compute (see the Dask paragraph of audit's Notes)
+_LEFT_OUT_ON_DASK = {
+    "n_resamples": 0,
+    "n_permutations": 0,
+    "hfm": None,
+    "_data": None,
+    "engine": "dask",
+}
 
 
 def _summary(y_true, y_score, sensitive_features, threshold):
-    import dask
-    from dask import delayed
+    """Per distinct (sensitive row, label): counts, score sums, decisions."""
+    from ._dask_engine import _start, _summarise
 
-    from ._dask_engine import _collect, _merge, _tree
-
-    names, aligned, meta = _collect(
-        {
-            "y_score": y_score,
-            "y_true": y_true,
-            "sensitive_features": sensitive_features,
-        }
-    )
-    kinds = {n: meta[n] for n in names}
-    parts = [
-        delayed(_audit_scan, pure=True)(k, names, kinds, threshold, *p)
-        for k, p in enumerate(aligned)
-    ]
-    (summary,) = dask.compute(_tree(parts, _merge))
-    return summary, meta
-
-
-def _sensitive_table(table, meta):
-    """The distinct sensitive rows, shaped like the original input."""
-    kind, extra = meta["sensitive_features"]
-    sens = table.drop(columns=[_LABEL], errors="ignore")
-    if kind == "series":
-        return sens.iloc[:, 0].rename(extra)
-    if kind == "frame":
-        return sens
-    if kind == "array":
-        return sens.iloc[:, 0].to_numpy()
-    return sens.to_numpy()
+    options = {"sensitive_features": sensitive_features}
+    names, aligned, meta = _start(y_true, y_score, options)
+    spec = {"score": "y_score", "want": ("sum", "above"), "n_bins": 0}
+    spec.update(threshold=threshold, labels=("y_true",))
+    return _summarise(names, aligned, meta, spec), meta
 
 
 def _sizes(grouping, counts):
@@ -103,31 +53,29 @@ def _check_groups(grouping, sizes, min_group_size):
     return sizes >= min_group_size
 
 
-def _rate(numerator, denominator):
-    return float(numerator / denominator) if denominator > 0 else float("nan")
+def _rates(numerator, denominator):
+    """``numerator / denominator``, NaN where the denominator is not positive."""
+    out = np.full(np.shape(denominator), np.nan)
+    return np.divide(numerator, denominator, out=out, where=denominator > 0)
 
 
-def audit_dask(
-    y_true,
-    y_score,
-    *,
-    sensitive_features,
-    threshold,
-    epsilon,
-    pos_label,
-    confidence_level,
-    combine,
-    title,
-    min_group_size,
-):
-    """:func:`skfair.metrics.audit` on Dask collections (validated arguments)."""
+def audit_dask(y_true, y_score, *, sensitive_features, pos_label, **report):
+    """:func:`skfair.metrics.audit` on Dask collections (validated arguments).
+
+    ``report`` holds the audit's threshold, epsilon, confidence_level,
+    combine, min_group_size and title, which the report records as given.
+    """
     from ._audit import (
-        AUDIT_POS_LABEL_ERROR,
         AUDIT_SCORE_REASON,
         AuditReport,
+        _encode_labels,
         _label_text,
         _metric_table,
     )
+    from ._dask_engine import _LABEL_COLUMNS, _sensitive_table
+
+    threshold, epsilon = report["threshold"], report["epsilon"]
+    combine, min_group_size = report["combine"], report["min_group_size"]
 
     summary, meta = _summary(y_true, y_score, sensitive_features, threshold)
     n = summary["n"]
@@ -140,18 +88,10 @@ def audit_dask(
     sums = summary["arrays"]["sum"][0]
     above = summary["arrays"]["above"][0]
     y = None
-    if y_true is not None:
-        values = table[_LABEL].to_numpy()
-        if pos_label is None:
-            y = check_binary_target(values, why="the audit's rates")[0]
-        else:
-            classes = np.unique(values).tolist()
-            if pos_label not in classes:
-                raise ValueError(
-                    AUDIT_POS_LABEL_ERROR.format(pos_label=pos_label, classes=classes)
-                )
-            y = (values == pos_label).astype(np.int64)
-    attributes = check_sensitive_features(_sensitive_table(table, meta))
+    if y_true is not None:  # the in-memory checks, on the distinct labels
+        values = table[_LABEL_COLUMNS[0]].to_numpy()
+        y = _encode_labels(values, values.shape[0], pos_label)
+    attributes = check_sensitive_features(_sensitive_table(table, meta, n))
     keep_arg = 1 if min_group_size is None else min_group_size
 
     # the groupings the metrics compare: warn once or leave groups out
@@ -175,42 +115,39 @@ def audit_dask(
     table_groupings = [attributes.attribute(k) for k in range(attributes.n_attributes)]
     if attributes.n_attributes > 1:
         table_groupings.append(attributes.intersection())
-    rows, left_out = [], []
+    weights = {"size": counts, "total": sums, "positive": above}
+    if y is not None:
+        yf = y.astype(np.float64)
+        weights.update(n_pos=counts * yf, tp=above * yf, fp=above * (1.0 - yf))
+    frames, left_out = [], []
     for grouping in table_groupings:
-        size = _sizes(grouping, counts)
-        total = np.bincount(grouping.codes, weights=sums, minlength=grouping.n_groups)
-        positive = np.bincount(
-            grouping.codes, weights=above, minlength=grouping.n_groups
-        )
-        if y is not None:
-            yf = y.astype(np.float64)
-            n_pos, tp, fp = (
-                np.bincount(grouping.codes, weights=w, minlength=grouping.n_groups)
-                for w in (counts * yf, above * yf, above * (1.0 - yf))
-            )
-        for g, label in enumerate(grouping.labels):
-            if size[g] < keep_arg:
-                left_out.append((grouping.name, _label_text(label), int(size[g])))
-                continue
-            row = {
+        per = {
+            name: np.bincount(grouping.codes, weights=w, minlength=grouping.n_groups)
+            for name, w in weights.items()
+        }
+        size, nan = per["size"], np.full(grouping.n_groups, np.nan)
+        n_pos, tp, fp = (per.get(name, nan) for name in ("n_pos", "tp", "fp"))
+        frame = pd.DataFrame(
+            {
                 "grouping": grouping.name,
-                "group": _label_text(label),
-                "size": int(size[g]),
-                "share": int(size[g]) / n,
-                "base_rate": float("nan"),
-                "mean_score": float(total[g] / size[g]),
-                "positive_rate": float(positive[g] / size[g]),
-                "tpr": float("nan"),
-                "fpr": float("nan"),
-                "precision": float("nan"),
+                "group": [_label_text(label) for label in grouping.labels],
+                "size": size.astype(np.int64),
+                "share": size / n,
+                "base_rate": n_pos / size,
+                "mean_score": per["total"] / size,
+                "positive_rate": per["positive"] / size,
+                "tpr": _rates(tp, n_pos),
+                "fpr": _rates(fp, size - n_pos),
+                "precision": _rates(tp, per["positive"]),
             }
-            if y is not None:
-                row["base_rate"] = float(n_pos[g] / size[g])
-                row["tpr"] = _rate(tp[g], n_pos[g])
-                row["fpr"] = _rate(fp[g], size[g] - n_pos[g])
-                row["precision"] = _rate(tp[g], positive[g])
-            rows.append(row)
-    groups = pd.DataFrame(rows)
+        )
+        small = size < keep_arg
+        left_out += [
+            (grouping.name, label, int(s))
+            for label, s in zip(frame["group"][small], size[small])
+        ]
+        frames.append(frame[~small])
+    groups = pd.concat(frames, ignore_index=True)
 
     # the metrics: exact, through the public functions' Dask engines
     common = {
@@ -222,7 +159,7 @@ def audit_dask(
         eps: mcdp_details(None, y_score, epsilon=eps, **common)
         for eps in (0.0, epsilon)
     }
-    alpha = 1.0 - confidence_level
+    alpha = 1.0 - report["confidence_level"]
     n_groups_total = int(sum(kept.sum() for _, _, kept in compared))
     slack = {}  # (grouping name, label a, label b) -> t_a + t_b
     levels = {None: {}, threshold: {}}  # ΔDP of every pair, from the sums
@@ -272,24 +209,15 @@ def audit_dask(
         out.append(row)
     metrics = pd.DataFrame(out).set_index("key")
     return AuditReport(
-        title=title or "Fairness audit",
         n_samples=n,
-        threshold=threshold,
-        epsilon=epsilon,
-        confidence_level=confidence_level,
-        n_resamples=0,
-        n_permutations=0,
-        combine=combine,
         groups=groups,
         metrics=metrics,
         mcdp_details=details,
-        hfm=None,
         has_labels=y is not None,
-        _data=None,
-        min_group_size=min_group_size,
         left_out=left_out,
-        engine="dask",
         attributes=attributes.names,
+        **report,
+        **_LEFT_OUT_ON_DASK,
     )
 
 

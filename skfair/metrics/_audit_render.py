@@ -109,19 +109,22 @@ def _interval(low, high):
 
 
 def _verdict(report):
+    from ._audit import _label_text
+
     row = report.metrics.loc["mcdp"]
-    level = f"{100 * report.confidence_level:g}%"
     p = row["pvalue"]
     worst = report.mcdp_details[0.0]
-    pair = " and ".join(str(g) for g in _labels(worst.groups))
+    pair = " and ".join(_label_text(g) for g in worst.groups)
     floor = 1.0 / (report.n_permutations + 1)
+    opening = (
+        f"The largest gap between the groups' score CDFs, MCDP(0), is "
+        f"<b>{row['value']:.3f}</b> (between {_e(pair)}, at the score "
+        f"{worst.threshold:.3g}); {100 * report.confidence_level:g}%"
+    )
     if report.engine == "dask":  # no resampling on Dask: the DKW interval
         return (
-            f"The largest gap between the groups' score CDFs, MCDP(0), is "
-            f"<b>{row['value']:.3f}</b> (between {_e(pair)}, at the score "
-            f"{worst.threshold:.3g}); {level} DKW interval "
-            f"{_interval(row['dkw_low'], row['dkw_high'])}; no p-value on Dask "
-            "input (see the notes)."
+            f"{opening} DKW interval {_interval(row['dkw_low'], row['dkw_high'])}; "
+            "no p-value on Dask input (see the notes)."
         )
     if row["test"] == "permutation" and p <= floor * (1 + 1e-9):
         evidence = (
@@ -138,15 +141,9 @@ def _verdict(report):
         )
         evidence = f"p {_pvalue(p) if p < 0.001 else '= ' + _pvalue(p)}: {strength}"
     return (
-        f"The largest gap between the groups' score CDFs, MCDP(0), is "
-        f"<b>{row['value']:.3f}</b> (between {_e(pair)}, at the score "
-        f"{worst.threshold:.3g}); {level} bootstrap interval "
+        f"{opening} bootstrap interval "
         f"{_interval(row['bootstrap_low'], row['bootstrap_high'])}; {evidence}."
     )
-
-
-def _labels(groups):
-    return [" & ".join(map(str, g)) if isinstance(g, tuple) else g for g in groups]
 
 
 def _metrics_rows(report):

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from ..utils import (
+    Grouping,
     check_same_index,
     check_same_length,
     check_sample_weight_1d,
     check_scores,
     sensitive_groupings,
 )
-from ._ecdf import group_pairs, sort_scores
+from ._ecdf import SortedScores, group_pairs, sort_scores
 
 AGG_ERROR = "agg must be 'max' or 'mean'; got {agg!r}."
 # Evaluation grids (ABCC's and ABPC's n_points, MCDP's Algorithm 2 probes)
@@ -31,67 +32,42 @@ ZERO_WEIGHT_GROUP_ERROR = (
 )
 
 
-@dataclass(frozen=True, eq=False)
-class PreparedScores:
-    """Validated scores of the compared samples, per grouping.
+class PreparedScores(NamedTuple):
+    """Validated scores of one grouping's compared (kept) samples.
 
     Attributes
     ----------
-    groupings : list of Grouping
-        The groupings to compare (one, or one per attribute).
-    scores : list of ndarray
-        For each grouping, the scores of its kept samples.
-    weights : list of ndarray or None
-        For each grouping, the weights of its kept samples (or None).
-    codes : list of ndarray
-        For each grouping, the group codes of its kept samples.
-    sorted : list of SortedScores
-        For each grouping, the scores sorted with their group codes.
+    grouping : Grouping
+        The grouping (an attribute, or the intersection of several).
+    scores : ndarray
+        The scores of its kept samples.
+    weights : ndarray or None
+        Their weights (or None).
+    codes : ndarray
+        Their group codes.
+    sorted : SortedScores or None
+        The scores sorted with their group codes (None with ``sort=False``).
     """
 
-    groupings: list
-    scores: list
-    weights: list
-    codes: list
-    sorted: list
+    grouping: Grouping
+    scores: np.ndarray
+    weights: np.ndarray | None
+    codes: np.ndarray
+    sorted: SortedScores | None
 
 
-def prepare_scores(
-    y_true,
-    y_score,
-    sensitive_features,
-    *,
-    sample_weight=None,
-    combine="intersection",
-    unit_interval_for=None,
-    sort=True,
-    min_group_size=None,
-):
-    """Validate a distribution metric's inputs and sort the scores once.
+def prepare_scores(options, *, unit_interval_for=None, sort=True):
+    """Validate a distribution metric's inputs: one PreparedScores per grouping.
 
-    Parameters
-    ----------
-    y_true : array-like or None
-        Unused by demographic-parity metrics; its length is checked if given.
-    y_score : array-like of shape (n_samples,)
-        Scores.
-    sensitive_features : array-like
-        Sensitive attributes, see :func:`skfair.utils.check_sensitive_features`.
-    sample_weight : array-like or None, default=None
-        Sample weights.
-    combine : {"intersection", "marginal"}, default="intersection"
-        How several attributes are combined.
-    unit_interval_for : str or None, default=None
-        If given, the scores must lie in [0, 1] (the reason for the error).
-    sort : bool, default=True
-        Whether to sort the scores per grouping.
-    min_group_size : int or None, default=None
-        See :func:`skfair.utils.sensitive_groupings`.
-
-    Returns
-    -------
-    PreparedScores
+    ``options`` are the public metric's arguments (``dict(locals())``):
+    ``y_true``, ``y_score``, ``sensitive_features``, ``sample_weight``,
+    ``combine``, ``agg`` and ``min_group_size``, as the metrics document them.
+    With ``unit_interval_for`` (the reason, for the error) the scores must lie
+    in [0, 1]; ``sort=False`` skips the per-grouping sort.
     """
+    check_agg(options["agg"])
+    y_true, y_score = options["y_true"], options["y_score"]
+    sensitive_features = options["sensitive_features"]
     check_same_index(
         y_true=y_true, y_score=y_score, sensitive_features=sensitive_features
     )
@@ -99,14 +75,16 @@ def prepare_scores(
     n_samples = scores.shape[0]
     if y_true is not None:
         check_same_length(y_true, scores, first_name="y_true", second_name="y_score")
-    weights = check_sample_weight_1d(sample_weight, n_samples, against="y_score")
+    weights = check_sample_weight_1d(
+        options["sample_weight"], n_samples, against="y_score"
+    )
     groupings = sensitive_groupings(
         sensitive_features,
         n_samples=n_samples,
-        combine=combine,
-        min_group_size=min_group_size,
+        combine=options["combine"],
+        min_group_size=options["min_group_size"],
     )
-    parts = []
+    prepared = []
     for grouping in groupings:
         codes = grouping.restrict(grouping.codes)
         kept_weights = None if weights is None else grouping.restrict(weights)
@@ -120,12 +98,21 @@ def prepare_scores(
                     ZERO_WEIGHT_GROUP_ERROR.format(label=label, name=grouping.name)
                 )
         kept = grouping.restrict(scores)
-        parts.append((kept, kept_weights, codes))
-    sorted_scores = [
-        sort_scores(kept, codes, g.n_groups, w) if sort else None
-        for g, (kept, w, codes) in zip(groupings, parts)
-    ]
-    return PreparedScores(groupings, *map(list, zip(*parts)), sorted_scores)
+        ordered = (
+            sort_scores(kept, codes, grouping.n_groups, kept_weights) if sort else None
+        )
+        prepared.append(PreparedScores(grouping, kept, kept_weights, codes, ordered))
+    return prepared
+
+
+def check_grid_size(n_points, what, fix):
+    """Refuse an evaluation grid of more than ``MAX_GRID_POINTS`` points."""
+    if n_points > MAX_GRID_POINTS:
+        raise ValueError(
+            GRID_TOO_LARGE_ERROR.format(
+                what=what, n_points=n_points, limit=MAX_GRID_POINTS, fix=fix
+            )
+        )
 
 
 def check_agg(agg):
@@ -135,19 +122,7 @@ def check_agg(agg):
 
 
 def aggregate(per_grouping, agg):
-    """Aggregate pair values: ``agg`` over pairs, then max over groupings.
-
-    Parameters
-    ----------
-    per_grouping : list of list of float
-        For each grouping, the metric of each pair of groups.
-    agg : {"max", "mean"}
-        Aggregation over the pairs within a grouping.
-
-    Returns
-    -------
-    value : float
-    """
+    """``agg`` ("max" or "mean") of each grouping's pair values, then the max."""
     reduce = max if agg == "max" else (lambda v: float(np.mean(v)))
     return float(max(reduce(values) for values in per_grouping))
 

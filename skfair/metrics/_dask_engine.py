@@ -1,9 +1,9 @@
 """Exact distribution metrics on Dask collections, partition by partition.
 
 The public metrics hand Dask inputs to the functions of this module (see
-``skfair.utils._dask.dask_dispatch``); each takes the public function's
-arguments and returns exactly what the in-memory function returns on the same
-data. Dask is imported inside the functions only.
+``skfair.utils._dask.dask_dispatch``, which passes every argument by keyword
+with the public defaults applied); each returns exactly what the in-memory
+function returns on the same data. Dask is imported inside the functions only.
 
 How MCDP stays exact without gathering the scores
 -------------------------------------------------
@@ -145,19 +145,25 @@ def _collect(named):
     known = [(n, lengths) for n, (_, lengths) in counts.items() if lengths is not None]
     for (n1, l1), (n2, l2) in zip(known, known[1:]):
         for k, (a, b) in enumerate(zip(l1, l2)):
-            if not (np.isnan(a) or np.isnan(b)) and a != b:
-                raise ValueError(
-                    PARTITION_LENGTH_ERROR.format(
-                        partition=k,
-                        first_name=n1,
-                        first_len=int(a),
-                        second_name=n2,
-                        second_len=int(b),
-                    )
-                )
+            if not (np.isnan(a) or np.isnan(b)):
+                _check_lengths(k, (n1, int(a)), (n2, int(b)))
     names = list(named)
     aligned = list(zip(*(parts[n] for n in names)))
     return names, aligned, meta
+
+
+def _check_lengths(k, first, second):
+    """Partition ``k`` of two inputs, given as (name, length), must agree."""
+    if first[1] != second[1]:
+        raise ValueError(
+            PARTITION_LENGTH_ERROR.format(
+                partition=k,
+                first_name=first[0],
+                first_len=first[1],
+                second_name=second[0],
+                second_len=second[1],
+            )
+        )
 
 
 def _check_partition(k, data):
@@ -165,16 +171,7 @@ def _check_partition(k, data):
     items = list(data.items())
     first_name, first = items[0]
     for name, value in items[1:]:
-        if len(value) != len(first):
-            raise ValueError(
-                PARTITION_LENGTH_ERROR.format(
-                    partition=k,
-                    first_name=first_name,
-                    first_len=len(first),
-                    second_name=name,
-                    second_len=len(value),
-                )
-            )
+        _check_lengths(k, (first_name, len(first)), (name, len(value)))
     indexed = [
         (n, v.index) for n, v in items if isinstance(v, pd.Series | pd.DataFrame)
     ]
@@ -316,15 +313,14 @@ def _scan(k, names, kinds, spec, *parts):
     data = dict(zip(names, parts))
     _check_partition(k, data)
     kind, extra = kinds["sensitive_features"]
-    if spec["score"] is None:  # hard labels: rows are (group, y_true, y_pred)
-        labels = (data["y_true"], data["y_pred"])
-        x = np.zeros(0)
-    else:
-        labels = None
-        x = _scores_of(k, data[spec["score"]], spec["score"])
+    # rows are the distinct (group, labels named in the spec) tuples
+    labels = tuple(data[n] for n in spec.get("labels", ()) if n in data) or None
+    score = spec["score"]
+    x = np.zeros(0) if score is None else _scores_of(k, data[score], score)
     rows, table, keys = _encode_rows(
         k, data["sensitive_features"], kind, extra, labels=labels
     )
+    _refuse_continuous(table, rows.size)
     n_rows = len(keys)
     arrays = {"count": (np.bincount(rows, minlength=n_rows).astype(np.int64), "add")}
     nb = spec["n_bins"] + 1
@@ -368,6 +364,22 @@ def _scan(k, names, kinds, spec, *parts):
         "table": table if n_rows else None,
         "arrays": arrays,
     }
+
+
+def _refuse_continuous(table, n_samples):
+    """Refuse a numeric attribute with too many values in one partition.
+
+    The resolver refuses it on the whole data (see ``_sensitive_table``), but
+    only after this pass, whose histograms take a row per distinct value.
+    """
+    from ..utils._sensitive import MAX_NUMERIC_GROUPS, _check_continuous
+
+    for column in table.columns.drop(list(_LABEL_COLUMNS), errors="ignore"):
+        values = table[column]
+        numeric = not isinstance(values.dtype, pd.CategoricalDtype)
+        if numeric and values.dtype.kind in "iuf" and values.size > MAX_NUMERIC_GROUPS:
+            n_groups = values.nunique()
+            _check_continuous(str(column), values.dtype.kind, n_groups, n_samples)
 
 
 def _merge(*partials):
@@ -443,26 +455,45 @@ def _summarise(names, aligned, meta, spec):
 # Groups: the in-memory resolver on the table of distinct rows
 
 
-def _groupings(summary, meta, combine, min_group_size):
+def _sensitive_table(table, meta, n_samples):
+    """The distinct sensitive rows of a summary, shaped like the input.
+
+    The resolver would count distinct rows, not samples, in its rule on the
+    mean group size of a non-numeric attribute (more than 50 groups of fewer
+    than 5 samples each look continuous): that rule is checked here on the
+    ``n_samples`` of the data, and such columns go on as categoricals, which
+    the resolver takes as they are. Its rule on numeric attributes does not
+    depend on the counts. Columns carry the names the resolver gives them.
+    """
+    from ..utils._sensitive import _check_continuous
+
+    kind, extra = meta["sensitive_features"]
+    sens = table.drop(columns=list(_LABEL_COLUMNS), errors="ignore")
+    for column in sens.columns:
+        values = sens[column]
+        if isinstance(values.dtype, pd.CategoricalDtype) or values.dtype.kind in "biuf":
+            continue
+        _check_continuous(str(column), values.dtype.kind, values.nunique(), n_samples)
+        sens[column] = values.astype("category")
+    if kind == "series":
+        return sens.iloc[:, 0].rename(extra)
+    if kind == "array":
+        return sens.iloc[:, 0].rename(None)
+    return sens
+
+
+def _groupings(summary, meta, options):
     """Groupings of the distinct rows, with the true group sizes."""
     from ..utils import SmallGroupWarning, sensitive_groupings
     from ..utils._sensitive import check_min_group_size
 
+    min_group_size = options["min_group_size"]
     check_min_group_size(min_group_size)
-    kind, extra = meta["sensitive_features"]
-    table = summary["table"]
-    if kind == "series":
-        sens = table.iloc[:, 0].rename(extra)
-    elif kind == "frame":
-        sens = table
-    elif kind == "array":
-        sens = table.iloc[:, 0].to_numpy()
-    else:
-        sens = table.to_numpy()
+    counts = summary["arrays"]["count"][0]
+    sens = _sensitive_table(summary["table"], meta, int(counts.sum()))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SmallGroupWarning)
-        groupings = sensitive_groupings(sens, combine=combine)
-    counts = summary["arrays"]["count"][0]
+        groupings = sensitive_groupings(sens, combine=options["combine"])
     out = []
     for g in groupings:
         codes = np.asarray(g.codes, dtype=np.intp)
@@ -521,16 +552,12 @@ def _check_no_weights(sample_weight):
         raise NotImplementedError(DASK_SAMPLE_WEIGHT_ERROR)
 
 
-def _start(y_true, y_score, sensitive_features, sample_weight, score_name="y_score"):
-    _check_no_weights(sample_weight)
-    names, aligned, meta = _collect(
-        {
-            score_name: y_score,
-            "y_true": y_true,
-            "sensitive_features": sensitive_features,
-        }
+def _start(y_true, y_score, options):
+    _check_no_weights(options.get("sample_weight"))
+    sensitive_features = options["sensitive_features"]
+    return _collect(
+        {"y_score": y_score, "y_true": y_true, "sensitive_features": sensitive_features}
     )
-    return names, aligned, meta
 
 
 def _unit_spec(want, **extra):
@@ -742,34 +769,23 @@ def _plan_zero(bounds):
     return bounds.nonempty & (lb <= bounds.U)
 
 
-def _mcdp_setup(
-    y_true,
-    y_score,
-    sensitive_features,
-    epsilons,
-    method,
-    rounding,
-    sample_weight,
-    combine,
-    sampling_frequency,
-    min_group_size,
-):
+def _mcdp_setup(y_true, y_score, epsilons, options):
     from ._mcdp import UNIT_INTERVAL_REASON
 
-    names, aligned, meta = _start(y_true, y_score, sensitive_features, sample_weight)
+    names, aligned, meta = _start(y_true, y_score, options)
     positive = max(epsilons) > 0
     want = ["hist"]
     extra = {}
-    if method == "exact" and rounding == "float" and positive:
+    if options["method"] == "exact" and options["rounding"] == "float" and positive:
         want.append("fmin")
-    if method == "approx":
+    if options["method"] == "approx":
         extra["probes"] = tuple(
-            np.arange(0, 1, e / sampling_frequency) for e in epsilons
+            np.arange(0, 1, e / options["sampling_frequency"]) for e in epsilons
         )
     summary, spec = _histogram_summary(
         names, aligned, meta, want, UNIT_INTERVAL_REASON if positive else None, **extra
     )
-    groupings = _groupings(summary, meta, combine, min_group_size)
+    groupings = _groupings(summary, meta, options)
     return names, aligned, meta, summary, spec, groupings
 
 
@@ -779,37 +795,18 @@ def _pair_list(n_groups):
     return group_pairs(n_groups)
 
 
-def _mcdp_values(
-    y_true,
-    y_score,
-    sensitive_features,
-    epsilons,
-    method,
-    sampling_frequency,
-    rounding,
-    combine,
-    sample_weight,
-    min_group_size,
-):
+def _mcdp_values(y_true, y_score, epsilons, options):
     """Per ε: list over groupings of list over pairs of (_pair_* output, labels)."""
     from ._ecdf import PairGap
     from ._mcdp import _pair_approx, _pair_exact
 
     names, aligned, meta, summary, spec, groupings = _mcdp_setup(
-        y_true,
-        y_score,
-        sensitive_features,
-        epsilons,
-        method,
-        rounding,
-        sample_weight,
-        combine,
-        sampling_frequency,
-        min_group_size,
+        y_true, y_score, epsilons, options
     )
+    rounding = options["rounding"]
     rows_hist = summary["arrays"]["hist"][0]
     results = [[] for _ in epsilons]
-    if method == "approx":
+    if options["method"] == "approx":
         for name, codes, labels in groupings:
             per_eps = [[] for _ in epsilons]
             for j, e in enumerate(epsilons):
@@ -821,7 +818,7 @@ def _mcdp_values(
                     na, nb = int(sizes[a]), int(sizes[b])
                     num = cum[a] * nb - cum[b] * na
                     pair = PairGap(probes, num, float(na) * float(nb), a, b)
-                    out = _pair_approx(pair, e, sampling_frequency)
+                    out = _pair_approx(pair, e, options["sampling_frequency"])
                     per_eps[j].append((out, name, labels[a], labels[b]))
             for j in range(len(epsilons)):
                 results[j].append(per_eps[j])
@@ -849,15 +846,17 @@ def _mcdp_values(
                     und, inside, out, ub = _plan_eps(bounds, e, n_bins)
                     per_eps.append((und, inside, out, ub))
                 needed |= und
-            first = None if fmin is None else np.minimum(fmin[a], fmin[b])
-            pair_plans.append((a, b, bounds, per_eps, first))
-        plans.append((name, codes, labels, pair_plans))
+            pair_plans.append((a, b, per_eps))
+        plans.append((name, codes, labels, h, fmin, pair_plans))
     points = _gather_points(names, aligned, meta, spec, needed, summary["keys"])
     fast_pad = summary["low"] >= 0.0 and summary["high"] <= 1.0
-    for name, codes, labels, pair_plans in plans:
+    for name, codes, labels, h, fmin, pair_plans in plans:
         group_points = (points[0], codes[points[1]], points[2])
         per_eps = [[] for _ in epsilons]
-        for a, b, bounds, pair_eps, first in pair_plans:
+        for a, b, pair_eps in pair_plans:
+            # rebuilt, not kept: all pairs' bounds would take O(pairs * bins)
+            bounds = _PairBounds(h[a], h[b])
+            first = None if fmin is None else np.minimum(fmin[a], fmin[b])
             u, ca, cb, ubins = _pair_points(group_points, a, b, spec)
             num = _exact_numerators(
                 u, ca, cb, ubins, bounds.Ca, bounds.Cb, bounds.na, bounds.nb
@@ -890,7 +889,7 @@ def _mcdp_values(
     return results
 
 
-def _assemble(per_grouping, epsilon, method, agg):
+def _assemble(per_grouping, epsilon, options):
     from ._base import aggregate
     from ._mcdp import MCDPResult
 
@@ -905,9 +904,9 @@ def _assemble(per_grouping, epsilon, method, agg):
                 worst = (*out[:3], name, (label_a, label_b), higher)
         values.append(vals)
     return MCDPResult(
-        value=aggregate(values, agg),
+        value=aggregate(values, options["agg"]),
         epsilon=epsilon,
-        method=method,
+        method=options["method"],
         attribute=worst[3],
         groups=worst[4],
         window=worst[1],
@@ -917,103 +916,45 @@ def _assemble(per_grouping, epsilon, method, agg):
     )
 
 
-def mcdp_details(
-    y_true,
-    y_score,
-    *,
-    sensitive_features,
-    epsilon=0.0,
-    method="exact",
-    sampling_frequency=32,
-    rounding="exact",
-    agg="max",
-    combine="intersection",
-    sample_weight=None,
-    min_group_size=None,
-):
-    """:func:`skfair.metrics.mcdp_details` on Dask inputs."""
+def _mcdp_results(y_true, y_score, epsilons, options):
+    """The MCDPResult of each ε, the arguments checked as in memory."""
     from ._base import check_agg
-    from ._mcdp import _check_epsilon, _check_method
+    from ._mcdp import EMPTY_EPSILONS_ERROR, _check_epsilon, _check_method
 
-    epsilon = _check_epsilon(epsilon)
-    _check_method(method, epsilon, sampling_frequency, rounding)
-    check_agg(agg)
-    (per_grouping,) = _mcdp_values(
-        y_true,
-        y_score,
-        sensitive_features,
-        [epsilon],
-        method,
-        sampling_frequency,
-        rounding,
-        combine,
-        sample_weight,
-        min_group_size,
-    )
-    return _assemble(per_grouping, epsilon, method, agg)
-
-
-def mcdp(y_true, y_score, *, sensitive_features, **kwargs):
-    """:func:`skfair.metrics.mcdp` on Dask inputs."""
-    return mcdp_details(
-        y_true, y_score, sensitive_features=sensitive_features, **kwargs
-    ).value
-
-
-def mcdp_curve(
-    y_true,
-    y_score,
-    *,
-    sensitive_features,
-    epsilons,
-    method="exact",
-    sampling_frequency=32,
-    rounding="exact",
-    agg="max",
-    combine="intersection",
-    sample_weight=None,
-    min_group_size=None,
-):
-    """:func:`skfair.metrics.mcdp_curve` on Dask inputs."""
-    from ._base import check_agg
-    from ._mcdp import _check_epsilon, _check_method
-
-    epsilons = [_check_epsilon(e) for e in np.atleast_1d(epsilons).tolist()]
+    epsilons = [_check_epsilon(e) for e in epsilons]
+    if not epsilons:
+        raise ValueError(EMPTY_EPSILONS_ERROR)
     for e in epsilons:
-        _check_method(method, e, sampling_frequency, rounding)
-    check_agg(agg)
-    results = _mcdp_values(
-        y_true,
-        y_score,
-        sensitive_features,
-        epsilons,
-        method,
-        sampling_frequency,
-        rounding,
-        combine,
-        sample_weight,
-        min_group_size,
-    )
-    return np.array(
-        [_assemble(r, e, method, agg).value for r, e in zip(results, epsilons)]
-    )
+        _check_method(
+            options["method"], e, options["sampling_frequency"], options["rounding"]
+        )
+    check_agg(options["agg"])
+    results = _mcdp_values(y_true, y_score, epsilons, options)
+    return [_assemble(r, e, options) for r, e in zip(results, epsilons)]
+
+
+def mcdp_details(y_true, y_score, *, epsilon, **options):
+    """:func:`skfair.metrics.mcdp_details` on Dask inputs."""
+    return _mcdp_results(y_true, y_score, [epsilon], options)[0]
+
+
+def mcdp(y_true, y_score, **arguments):
+    """:func:`skfair.metrics.mcdp` on Dask inputs."""
+    return mcdp_details(y_true, y_score, **arguments).value
+
+
+def mcdp_curve(y_true, y_score, *, epsilons, **options):
+    """:func:`skfair.metrics.mcdp_curve` on Dask inputs."""
+    epsilons = np.atleast_1d(epsilons).tolist()
+    results = _mcdp_results(y_true, y_score, epsilons, options)
+    return np.array([result.value for result in results])
 
 
 # --------------------------------------------------------------------------
 # ΔDP and ABCC
 
 
-def delta_dp(
-    y_true,
-    y_score,
-    *,
-    sensitive_features,
-    threshold=None,
-    agg="max",
-    combine="intersection",
-    sample_weight=None,
-    min_group_size=None,
-):
+def delta_dp(y_true, y_score, *, threshold, **options):
     """:func:`skfair.metrics.delta_dp` on Dask inputs."""
     from ._base import aggregate, check_agg
     from ._distribution import THRESHOLD_ERROR
@@ -1024,15 +965,14 @@ def delta_dp(
         or not np.isfinite(threshold)
     ):
         raise ValueError(THRESHOLD_ERROR.format(value=threshold))
-    check_agg(agg)
-    names, aligned, meta = _start(y_true, y_score, sensitive_features, sample_weight)
+    check_agg(options["agg"])
+    names, aligned, meta = _start(y_true, y_score, options)
     want = ["sum"] if threshold is None else ["above"]
     spec = _unit_spec(want, threshold=threshold)
     summary = _summarise(names, aligned, meta, spec)
     _check_summary(summary, None)
-    groupings = _groupings(summary, meta, combine, min_group_size)
     per_grouping = []
-    for _, codes, labels in groupings:
+    for _, codes, labels in _groupings(summary, meta, options):
         totals = _per_group(
             summary["arrays"]["count"][0].astype(np.float64), codes, len(labels)
         )
@@ -1041,21 +981,10 @@ def delta_dp(
         per_grouping.append(
             [abs(means[a] - means[b]) for a, b in _pair_list(len(labels))]
         )
-    return aggregate(per_grouping, agg)
+    return aggregate(per_grouping, options["agg"])
 
 
-def abcc(
-    y_true,
-    y_score,
-    *,
-    sensitive_features,
-    method="exact",
-    n_points=10000,
-    agg="max",
-    combine="intersection",
-    sample_weight=None,
-    min_group_size=None,
-):
+def abcc(y_true, y_score, *, method, n_points, **options):
     """:func:`skfair.metrics.abcc` on Dask inputs."""
     from ._base import aggregate, check_agg
     from ._distribution import ABCC_METHOD_ERROR, GRID_REASON, _check_n_points
@@ -1063,15 +992,15 @@ def abcc(
     if method not in ("exact", "grid"):
         raise ValueError(ABCC_METHOD_ERROR.format(method=method))
     n_points = _check_n_points(n_points, "abcc(method='grid')")
-    check_agg(agg)
-    names, aligned, meta = _start(y_true, y_score, sensitive_features, sample_weight)
+    check_agg(options["agg"])
+    names, aligned, meta = _start(y_true, y_score, options)
     if method == "grid":
         grid = np.linspace(0, 1, n_points)
         spec = _unit_spec([], probes=(grid,))
         summary = _summarise(names, aligned, meta, spec)
         _check_summary(summary, GRID_REASON)
         per_grouping = []
-        for _, codes, labels in _groupings(summary, meta, combine, min_group_size):
+        for _, codes, labels in _groupings(summary, meta, options):
             h = _per_group(summary["arrays"]["probe0"][0], codes, len(labels))
             cum = np.cumsum(h, axis=1)[:, :n_points]
             sizes = h.sum(axis=1)
@@ -1081,9 +1010,9 @@ def abcc(
                 gap = (cum[a] * nb - cum[b] * na) / (float(na) * float(nb))
                 values.append(float(np.trapezoid(np.abs(gap), grid)))
             per_grouping.append(values)
-        return aggregate(per_grouping, agg)
+        return aggregate(per_grouping, options["agg"])
     summary, spec = _histogram_summary(names, aligned, meta, ["hist", "dsum"], None)
-    groupings = _groupings(summary, meta, combine, min_group_size)
+    groupings = _groupings(summary, meta, options)
     edges = spec["edges"]
     widths = np.r_[np.diff(edges), 0.0]
     plans, needed = [], np.zeros(spec["n_bins"] + 1, dtype=bool)
@@ -1095,15 +1024,16 @@ def abcc(
             bounds = _PairBounds(h[a], h[b])
             cross = bounds.crossing & bounds.nonempty
             needed |= cross
-            pairs.append((a, b, bounds, cross, d[a], d[b]))
-        plans.append((codes, labels, pairs))
+            pairs.append((a, b, cross))
+        plans.append((codes, h, d, pairs))
     points = _gather_points(names, aligned, meta, spec, needed, summary["keys"])
     per_grouping = []
-    for codes, _labels, pairs in plans:
+    for codes, h, d, pairs in plans:
         group_points = (points[0], codes[points[1]], points[2])
         values = []
-        for a, b, bounds, cross, da, db in pairs:
-            na, nb = bounds.na, bounds.nb
+        for a, b, cross in pairs:
+            bounds = _PairBounds(h[a], h[b])  # rebuilt, as in the MCDP engine
+            na, nb, da, db = bounds.na, bounds.nb, d[a], d[b]
             E = bounds.E[:-1].astype(np.float64)
             linear = E * widths + nb * da - na * db
             area = float(np.abs(linear[~cross]).sum())
@@ -1125,7 +1055,7 @@ def abcc(
                 )
             values.append(area / (float(na) * float(nb)))
         per_grouping.append(values)
-    return aggregate(per_grouping, agg)
+    return aggregate(per_grouping, options["agg"])
 
 
 # --------------------------------------------------------------------------
@@ -1142,81 +1072,48 @@ class _GroupSizes:
         return self._sizes
 
 
-def _gap(metric, y_true, y_pred, sensitive_features, options):
-    from sklearn.exceptions import UndefinedMetricWarning
+def _gap(metric, y_true, y_pred, options):
+    """The in-memory gap on the distinct (group, y_true, y_pred) rows.
 
+    Each distinct row is weighted by its count (zero in the groups that
+    ``min_group_size`` leaves out), and the privileged group is resolved here
+    on the true group sizes, so the in-memory rates are the rates of the data.
+    """
     from ..utils import resolve_privileged
-    from ..utils._validation import check_hard_labels
-    from ._group_gaps import _GAPS, EMPTY_RATE_WARNING
+    from ..utils._validation import EMPTY_INPUT_ERROR, check_hard_labels
+    from . import _group_gaps
 
     _check_no_weights(options["sample_weight"])
+    sensitive_features = options["sensitive_features"]
     names, aligned, meta = _collect(
         {"y_true": y_true, "y_pred": y_pred, "sensitive_features": sensitive_features}
     )
-    spec = {"score": None, "want": (), "n_bins": 0}
+    spec = {"score": None, "want": (), "n_bins": 0, "labels": ("y_true", "y_pred")}
     summary = _summarise(names, aligned, meta, spec)
     table = summary["table"]
     if table is None:
-        from ..utils._validation import EMPTY_INPUT_ERROR
-
         raise ValueError(EMPTY_INPUT_ERROR.format(name="y_true"))
+    truth, pred = (table[column].to_numpy() for column in _LABEL_COLUMNS)
+    check_hard_labels(truth, pred, pos_label=options["pos_label"])
+    grouping_options = {**options, "combine": "intersection"}
+    ((name, codes, labels),) = _groupings(summary, meta, grouping_options)
     counts = summary["arrays"]["count"][0].astype(np.float64)
-    truth, pred = check_hard_labels(
-        table[_LABEL_COLUMNS[0]].to_numpy(),
-        table[_LABEL_COLUMNS[1]].to_numpy(),
-        pos_label=options["pos_label"],
-    )
-    summary = {**summary, "table": table.drop(columns=list(_LABEL_COLUMNS))}
-    ((name, codes, labels),) = _groupings(
-        summary, meta, "intersection", options["min_group_size"]
-    )
-    sizes = np.bincount(
-        codes[codes >= 0], weights=counts[codes >= 0], minlength=len(labels)
-    )
-    code = resolve_privileged(options["privileged"], _GroupSizes(name, labels, sizes))
     kept = codes >= 0
-    privileged = codes == code
-    numerator, condition, condition_text, rate = _GAPS[metric]
-    indicators = {"truth": truth, "pred": pred}
-    numerator = indicators[numerator]
-    condition = kept if condition is None else indicators[condition]
-    rates = []
-    for mask, group in (
-        (privileged, "privileged"),
-        (kept & ~privileged, "unprivileged"),
-    ):
-        total = counts[condition & mask].sum()
-        if not total > 0:
-            warnings.warn(
-                EMPTY_RATE_WARNING.format(
-                    metric=metric, group=group, condition=condition_text, rate=rate
-                ),
-                UndefinedMetricWarning,
-                stacklevel=4,
-            )
-            return np.nan
-        rates.append(counts[numerator & condition & mask].sum() / total)
-    return float(abs(rates[0] - rates[1]))
+    sizes = np.bincount(codes[kept], weights=counts[kept], minlength=len(labels))
+    code = resolve_privileged(options["privileged"], _GroupSizes(name, labels, sizes))
+    options = dict(  # every other option (pos_label) as given
+        options,
+        sensitive_features=_sensitive_table(table, meta, int(counts.sum())),
+        privileged=labels[code],
+        sample_weight=counts * kept,
+        min_group_size=1,
+    )
+    return getattr(_group_gaps, metric)(truth, pred, **options)
 
 
 def _gap_engine(metric):
-    def engine(
-        y_true,
-        y_pred,
-        *,
-        sensitive_features,
-        privileged=None,
-        pos_label=1,
-        sample_weight=None,
-        min_group_size=None,
-    ):
-        options = {
-            "privileged": privileged,
-            "pos_label": pos_label,
-            "sample_weight": sample_weight,
-            "min_group_size": min_group_size,
-        }
-        return _gap(metric, y_true, y_pred, sensitive_features, options)
+    def engine(y_true, y_pred, **options):
+        return _gap(metric, y_true, y_pred, options)
 
     engine.__name__ = metric
     engine.__doc__ = f":func:`skfair.metrics.{metric}` on Dask inputs."

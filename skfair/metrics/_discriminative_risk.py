@@ -1,18 +1,7 @@
-r"""Discriminative risk (DR): how often predictions change with the sensitive values.
+"""Discriminative risk (DR, Bian et al., 2023; 2024, footnote 7, Eq. 24).
 
-Bian et al. (2024, footnote 7, Eq. 24; introduced by Bian et al., 2023):
-
-.. math::
-
-    \mathrm{DR}(f) = \mathbb{E}[\mathbb{I}(f(\check x, a)
-                     \neq f(\check x, \tilde a))]
-
-where :math:`\tilde a` are the sensitive attributes after a random
-disturbance. The disturbance follows the reference implementation: each
-sensitive attribute of each sample is disturbed independently with
-probability ``ratio``; a non-privileged value becomes the privileged one, and
-the privileged value becomes one of the non-privileged values observed in
-that column, drawn uniformly.
+The definition and the disturbance, which follows the reference
+implementation, are documented in :func:`discriminative_risk`.
 """
 
 from __future__ import annotations

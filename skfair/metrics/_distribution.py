@@ -7,16 +7,9 @@ import numbers
 import numpy as np
 
 from ..utils._dask import dask_dispatch
-from ._base import (
-    GRID_TOO_LARGE_ERROR,
-    MAX_GRID_POINTS,
-    aggregate,
-    check_agg,
-    pairs_of,
-    prepare_scores,
-)
+from ._base import aggregate, check_grid_size, pairs_of, prepare_scores
 from ._ecdf import ecdf_gap_at, pair_gap
-from ._kde import binned_kde, check_bw_method, kde_bandwidth
+from ._kde import binned_kde, check_bw_method, kde_bandwidth, unit_weights
 
 THRESHOLD_ERROR = "threshold must be None or a finite real number; got {value!r}."
 ABCC_METHOD_ERROR = "method must be 'exact' or 'grid'; got {method!r}."
@@ -36,15 +29,7 @@ def _check_n_points(n_points, what):
         or n_points < 2
     ):
         raise ValueError(N_POINTS_ERROR.format(value=n_points))
-    if n_points > MAX_GRID_POINTS:
-        raise ValueError(
-            GRID_TOO_LARGE_ERROR.format(
-                what=what,
-                n_points=n_points,
-                limit=MAX_GRID_POINTS,
-                fix="Use the default n_points.",
-            )
-        )
+    check_grid_size(n_points, what, "Use the default n_points.")
     return int(n_points)
 
 
@@ -118,26 +103,15 @@ def delta_dp(
     >>> delta_dp(None, y0 + y1, sensitive_features=s, threshold=0.5)
     0.2
     """
+    options = dict(locals())
     if threshold is not None and (
         isinstance(threshold, bool)
         or not isinstance(threshold, numbers.Real)
         or not np.isfinite(threshold)
     ):
         raise ValueError(THRESHOLD_ERROR.format(value=threshold))
-    check_agg(agg)
-    prepared = prepare_scores(
-        y_true,
-        y_score,
-        sensitive_features,
-        sample_weight=sample_weight,
-        combine=combine,
-        sort=False,
-        min_group_size=min_group_size,
-    )
     per_grouping = []
-    for grouping, scores, weights, codes in zip(
-        prepared.groupings, prepared.scores, prepared.weights, prepared.codes
-    ):
+    for grouping, scores, weights, codes, _ in prepare_scores(options, sort=False):
         values = scores if threshold is None else (scores >= threshold) * 1.0
         totals = np.bincount(codes, weights=weights, minlength=grouping.n_groups)
         if weights is not None:
@@ -213,22 +187,16 @@ def abcc(
     ...            sensitive_features=[0, 0, 0, 1, 1, 1]), 12)
     0.1
     """
+    options = dict(locals())
     if method not in ("exact", "grid"):
         raise ValueError(ABCC_METHOD_ERROR.format(method=method))
     n_points = _check_n_points(n_points, "abcc(method='grid')")
-    check_agg(agg)
     prepared = prepare_scores(
-        y_true,
-        y_score,
-        sensitive_features,
-        sample_weight=sample_weight,
-        combine=combine,
-        unit_interval_for=GRID_REASON if method == "grid" else None,
-        min_group_size=min_group_size,
+        options, unit_interval_for=GRID_REASON if method == "grid" else None
     )
     grid = np.linspace(0, 1, n_points) if method == "grid" else None
     per_grouping = []
-    for grouping, sorted_scores in zip(prepared.groupings, prepared.sorted):
+    for grouping, *_, sorted_scores in prepared:
         values = []
         for a, b in pairs_of(grouping):
             pair = pair_gap(sorted_scores, a, b)
@@ -306,26 +274,19 @@ def abpc(
     ...            sensitive_features=[0, 0, 0, 1, 1, 1]), 4)
     0.2814
     """
+    options = dict(locals())
     if method not in ("auto", "direct", "binned"):
         raise ValueError(ABPC_METHOD_ERROR.format(method=method))
     check_bw_method(bw_method)
     n_points = _check_n_points(n_points, "abpc")
-    check_agg(agg)
     prepared = prepare_scores(
-        y_true,
-        y_score,
-        sensitive_features,
-        sample_weight=sample_weight,
-        combine=combine,
+        options,
         unit_interval_for="ABPC, whose densities are integrated over [0, 1]",
         sort=False,
-        min_group_size=min_group_size,
     )
     grid = np.linspace(0, 1, n_points)
     per_grouping = []
-    for grouping, scores, weights, codes in zip(
-        prepared.groupings, prepared.scores, prepared.weights, prepared.codes
-    ):
+    for grouping, scores, weights, codes, _ in prepared:
         densities = []
         for g in range(grouping.n_groups):
             x = scores[codes == g]
@@ -362,11 +323,7 @@ def _area_between(pair, slab=1 << 16):
 
 def _direct_kde(x, weights, bandwidth, grid, chunk=1 << 22):
     """Gaussian KDE evaluated exactly at ``grid`` (chunked over samples)."""
-    w = (
-        np.full(x.shape[0], 1.0 / x.shape[0])
-        if weights is None
-        else weights / weights.sum()
-    )
+    w = unit_weights(x, weights)
     density = np.zeros_like(grid)
     step = max(1, chunk // grid.shape[0])
     for start in range(0, x.shape[0], step):

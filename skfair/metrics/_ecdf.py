@@ -16,11 +16,9 @@ cumulative sums.
 
 Speed
 -----
-For two groups and scores in [0, 2) (probabilities), the group label is packed
-into the lowest bit of an order-preserving 63-bit integer image of each score,
-so a single sort of int64 keys (no argsort) yields the sorted scores and
-their labels together; large inputs are partitioned and the parts sorted on
-the available cores. Other inputs use one ``np.argsort``.
+For two groups and scores in [0, 2) (probabilities), one sort of int64 keys
+packing each score with its group label (:func:`_sort_two_groups`) yields
+both together; other inputs use one ``np.argsort``.
 """
 
 from __future__ import annotations
@@ -95,23 +93,7 @@ class PairGap:
 
 
 def sort_scores(scores, codes, n_groups, weights=None):
-    """Sort the scores once, carrying the group codes (and weights) along.
-
-    Parameters
-    ----------
-    scores : ndarray of shape (n_samples,), float64
-        Finite scores.
-    codes : ndarray of shape (n_samples,), int
-        Group codes in ``range(n_groups)``.
-    n_groups : int
-        Number of groups.
-    weights : ndarray of shape (n_samples,) or None
-        Optional sample weights.
-
-    Returns
-    -------
-    SortedScores
-    """
+    """Sort finite ``scores`` once, carrying ``codes`` (and ``weights``) along."""
     if weights is None and n_groups == 2:
         low, high = scores.min(), scores.max()
         if low >= 0.0 and high < 2.0:
@@ -197,26 +179,11 @@ def _run_ends(values, slab=1 << 20):
 
 
 def pair_gap(sorted_scores, a, b):
-    """The ECDF gap ``F_a - F_b`` of groups ``a`` and ``b`` at their scores.
-
-    Parameters
-    ----------
-    sorted_scores : SortedScores
-        The output of :func:`sort_scores`.
-    a, b : int
-        Group codes.
-
-    Returns
-    -------
-    PairGap
-    """
+    """The :class:`PairGap` ``F_a - F_b`` of group codes ``a`` and ``b``."""
     if sorted_scores.gap is not None:
         return sorted_scores.gap
-    values, codes, weights = (
-        sorted_scores.values,
-        sorted_scores.codes,
-        sorted_scores.weights,
-    )
+    values, codes = sorted_scores.values, sorted_scores.codes
+    weights = sorted_scores.weights
     if sorted_scores.n_groups != 2:
         members = sorted_scores.members
         # Two sorted runs: the stable sort (timsort) merges them in linear time.
@@ -243,18 +210,9 @@ def group_pairs(n_groups):
 
 
 def ecdf_gap_at(pair, thresholds):
-    """Evaluate ``F_a - F_b`` at arbitrary thresholds (right-continuous).
+    """``F_a - F_b`` of a :class:`PairGap` at arbitrary ``thresholds``.
 
-    Parameters
-    ----------
-    pair : PairGap
-        The gap at the breakpoints.
-    thresholds : ndarray
-        Where to evaluate it.
-
-    Returns
-    -------
-    gap : ndarray of the same shape as ``thresholds``
+    The ECDFs are right-continuous; the result has the shape of ``thresholds``.
     """
     idx = np.searchsorted(pair.points, thresholds, side="right") - 1
     out = np.where(idx >= 0, pair.numerator[np.maximum(idx, 0)], 0)

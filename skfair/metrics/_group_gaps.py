@@ -1,13 +1,9 @@
 """Group-fairness gaps on hard labels: DP, EO and PQP as in the HFM paper.
 
 Bian et al. (2024, footnote 6) compare the privileged group (``a = 1``) with
-the rest (``a = 0``):
-
-* demographic parity, ``DP = |P(f(x)=1 | a=1) - P(f(x)=1 | a=0)|``,
-* equality of opportunity, ``EO = |P(f(x)=1 | a=1, y=1) - P(f(x)=1 | a=0, y=1)|``
-  (the gap in true-positive rate),
-* predictive quality parity, ``PQP = |P(y=1 | a=1, f(x)=1) - P(y=1 | a=0, f(x)=1)|``
-  (the gap in precision).
+the rest (``a = 0``): the gaps in positive prediction rate (demographic
+parity), in true-positive rate (equality of opportunity) and in precision
+(predictive quality parity); each function's docstring gives the formula.
 """
 
 from __future__ import annotations
@@ -191,13 +187,9 @@ def equal_opportunity_gap(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True labels.
-    y_pred : array-like of shape (n_samples,)
-        Hard predictions.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-        Group labels; several attributes are combined into their intersection.
-    privileged, pos_label, sample_weight, min_group_size
+    y_true, y_pred : array-like of shape (n_samples,)
+        True labels and hard predictions.
+    sensitive_features, privileged, pos_label, sample_weight, min_group_size
         See :func:`demographic_parity_gap`.
 
     Returns
@@ -249,13 +241,9 @@ def predictive_quality_parity_gap(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True labels.
-    y_pred : array-like of shape (n_samples,)
-        Hard predictions.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-        Group labels; several attributes are combined into their intersection.
-    privileged, pos_label, sample_weight, min_group_size
+    y_true, y_pred : array-like of shape (n_samples,)
+        True labels and hard predictions.
+    sensitive_features, privileged, pos_label, sample_weight, min_group_size
         See :func:`demographic_parity_gap`.
 
     Returns

@@ -1,21 +1,11 @@
-r"""HFM: the harmonic fairness measure via manifolds (Bian et al., 2024).
+"""HFM: the harmonic fairness measure via manifolds (Bian et al., 2024).
 
 Every sample is a point ``z = [label, non-sensitive features]``; a sensitive
 attribute splits the points into groups, and HFM compares how far apart the
 groups lie when the label is the true one (the data's own bias, ``D``) and
-when it is the model's prediction (``D_f``). All distances are Euclidean.
-
-For one attribute with groups :math:`S_1, \dots, S_r` and
-:math:`\bar S_j = S \setminus S_j`, with
-:math:`\delta(z) = \min_{z' \in \bar S_j} \|z - z'\|` for :math:`z \in S_j`
-(the distance to the nearest point of another group):
-
-* ``D = max_j max_{z in S_j} delta(z)`` (Eq. 4; the Hausdorff distance of the
-  two groups of a binary attribute, Eq. 1),
-* ``D_avg = (1/n) sum_z delta(z)`` (Eq. 5).
-
-Several attributes: ``D`` is the maximum over attributes (Eq. 6), ``D_avg``
-the mean (Eq. 7). The degrees of Eq. 8 compare ``D_f`` with ``D``.
+when it is the model's prediction (``D_f``). All distances are Euclidean;
+:func:`hfm_distances` defines them (Eqs. 1, 4-7) and :func:`hfm` the degrees
+that compare ``D_f`` with ``D`` (Eq. 8).
 
 This module holds the public functions and the paper's approximation
 algorithms (AcceleDist, ApproxDist, ExtendDist); the exact engine lives in
@@ -36,13 +26,14 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state
 
 from ..utils import sensitive_groupings
+from ..utils._parallel import effective_n_threads
 from ..utils._validation import (
     check_hard_labels,
     check_same_index,
     check_same_length,
     column_1d,
 )
-from ._nearest import _n_threads, nearest_other_group
+from ._nearest import nearest_other_group
 
 METHOD_ERROR = "method must be 'exact' or 'approx'; got {method!r}."
 M1_ERROR = "m1 must be a positive integer; got {value!r}."
@@ -71,8 +62,8 @@ LABEL_NON_FINITE_ERROR = (
     "{first}; labels must be finite numbers or class labels."
 )
 UNDEFINED_DEGREE_WARNING = (
-    "HFM {degree} is undefined: {numerator} = {num!r} and {denominator} = "
-    "{den!r}; returning {value}. {hint}"
+    "HFM {degree} is undefined: {names[0]} = {num!r} and {names[1]} = {den!r}; "
+    "returning {value}. {hint}"
 )
 _ZERO_D_HINT = (
     "D = 0 means that every point with the true labels coincides with a point "
@@ -237,10 +228,7 @@ def _check_label(y, X):
 
 
 def _check_groupings(sensitive_features, n_samples, min_group_size):
-    """Encoded attributes, each with at least two groups: list of (name, codes).
-
-    Codes are -1 for the samples of groups left out by ``min_group_size``.
-    """
+    """Each attribute as (name, codes); codes -1 for samples left out."""
     groupings = sensitive_groupings(
         sensitive_features,
         n_samples=n_samples,
@@ -376,7 +364,7 @@ def _approx_attribute(Z, codes, n_groups, m1, m2, rng, n_directions=2):
         nearest = _accele_dist(Z, codes, n_groups, Z @ w, m2)
         return float(nearest.max()), float(nearest.sum())
 
-    n_workers = min(_n_threads(), len(directions))
+    n_workers = min(effective_n_threads(), len(directions))
     if n_workers > 1 and Z.shape[0] >= 2048:
         with ThreadPoolExecutor(n_workers) as pool:
             found = list(pool.map(evaluate, directions))
@@ -393,6 +381,7 @@ def _approx_attribute(Z, codes, n_groups, m1, m2, rng, n_directions=2):
 
 def _distances(X, label, groupings, method, m1, m2, rng):
     """(D, D_avg, per-attribute list of (D, D_avg)) for one label vector."""
+    m2 = default_m2(X.shape[0]) if m2 is None else int(m2)
     Z = np.empty((X.shape[0], X.shape[1] + 1))
     Z[:, 0] = label
     Z[:, 1:] = X
@@ -411,7 +400,7 @@ def _distances(X, label, groupings, method, m1, m2, rng):
     return d_max, d_avg, per_attribute
 
 
-def _degree(numerator, denominator, *, log, name, num_name, den_name):
+def _degree(numerator, denominator, name, names, *, log):
     """``numerator / denominator - 1`` or ``log10(numerator / denominator)``."""
     if numerator == 0.0 and denominator == 0.0:
         return 0.0
@@ -424,41 +413,24 @@ def _degree(numerator, denominator, *, log, name, num_name, den_name):
     else:
         ratio = numerator / denominator
         return math.log10(ratio) if log else ratio - 1.0
-    warnings.warn(
-        UNDEFINED_DEGREE_WARNING.format(
-            degree=name,
-            numerator=num_name,
-            num=numerator,
-            denominator=den_name,
-            den=denominator,
-            value=value,
-            hint=hint,
-        ),
-        HFMUndefinedWarning,
-        stacklevel=4,
+    message = UNDEFINED_DEGREE_WARNING.format(
+        degree=name, names=names, num=numerator, den=denominator, value=value, hint=hint
     )
+    warnings.warn(message, HFMUndefinedWarning, stacklevel=4)
     return value
 
 
 def _result(d_max, d_avg, d_f_max, d_f_avg, per_attribute=None):
+    maximal, average = ("D_f", "D"), ("D_f_avg", "D_avg")
     return HFMResult(
-        df_prev=_degree(
-            d_f_max, d_max, log=False, name="df_prev", num_name="D_f", den_name="D"
-        ),
-        df=_degree(d_f_max, d_max, log=True, name="df", num_name="D_f", den_name="D"),
-        df_avg=_degree(
-            d_f_avg,
-            d_avg,
-            log=True,
-            name="df_avg",
-            num_name="D_f_avg",
-            den_name="D_avg",
-        ),
-        d_max=d_max,
-        d_avg=d_avg,
-        d_f_max=d_f_max,
-        d_f_avg=d_f_avg,
-        per_attribute=dict(per_attribute or {}),
+        _degree(d_f_max, d_max, "df_prev", maximal, log=False),
+        _degree(d_f_max, d_max, "df", maximal, log=True),
+        _degree(d_f_avg, d_avg, "df_avg", average, log=True),
+        d_max,
+        d_avg,
+        d_f_max,
+        d_f_avg,
+        dict(per_attribute or {}),
     )
 
 
@@ -566,7 +538,6 @@ def hfm_distances(
     label = _check_label(y, X)
     groupings = _check_groupings(sensitive_features, X.shape[0], min_group_size)
     rng = check_random_state(random_state) if method == "approx" else None
-    m2 = default_m2(X.shape[0]) if m2 is None else int(m2)
     d_max, d_avg, _ = _distances(X, label, groupings, method, m1, m2, rng)
     return d_max, d_avg
 
@@ -683,7 +654,6 @@ def hfm(
     check_same_length(X, label_true, first_name="X", second_name="y_true")
     groupings = _check_groupings(sensitive_features, X.shape[0], min_group_size)
     rng = check_random_state(random_state) if method == "approx" else None
-    m2 = default_m2(X.shape[0]) if m2 is None else int(m2)
     d_max, d_avg, per_true = _distances(X, label_true, groupings, method, m1, m2, rng)
     d_f_max, d_f_avg, per_pred = _distances(
         X, label_pred, groupings, method, m1, m2, rng

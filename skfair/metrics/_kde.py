@@ -49,22 +49,9 @@ def check_bw_method(bw_method):
 
 
 def kde_bandwidth(x, weights, bw_method, *, label):
-    """The Gaussian kernel's standard deviation, as ``gaussian_kde`` sets it.
+    """The kernel's standard deviation for one group, as ``gaussian_kde`` sets it.
 
-    Parameters
-    ----------
-    x : ndarray of shape (n,)
-        One group's scores.
-    weights : ndarray of shape (n,) or None
-        Sample weights.
-    bw_method : {"scott", "silverman"} or float
-        Bandwidth rule.
-    label : object
-        The group's label, for the error message.
-
-    Returns
-    -------
-    bandwidth : float
+    ``label`` names the group in the error for a single score or no spread.
     """
     if x.shape[0] < 2:
         raise ValueError(DEGENERATE_GROUP_ERROR.format(label=label, why="one sample"))
@@ -88,33 +75,20 @@ def kde_bandwidth(x, weights, bw_method, *, label):
     return float(np.sqrt(variance) * factor)
 
 
+def unit_weights(x, weights):
+    """The samples' weights scaled to sum to 1 (equal weights if None)."""
+    if weights is None:
+        return np.full(x.shape[0], 1.0 / x.shape[0])
+    return weights / weights.sum()
+
+
 def binned_kde(x, weights, bandwidth, grid):
-    """Gaussian KDE of ``x`` at ``grid = np.linspace(0, 1, M)``, fast.
-
-    Parameters
-    ----------
-    x : ndarray of shape (n,)
-        Samples in [0, 1].
-    weights : ndarray of shape (n,) or None
-        Sample weights.
-    bandwidth : float
-        Kernel standard deviation.
-    grid : ndarray of shape (M,)
-        ``np.linspace(0, 1, M)``.
-
-    Returns
-    -------
-    density : ndarray of shape (M,)
-    """
+    """Gaussian KDE of ``x`` in [0, 1] at ``grid = np.linspace(0, 1, M)``."""
     n_points = grid.shape[0]
     spacing = 1.0 / (n_points - 1)
     refine = max(1, int(np.ceil(spacing * _BINS_PER_BANDWIDTH / bandwidth)))
     n_fine = (n_points - 1) * refine + 1
-    w = (
-        np.full(x.shape[0], 1.0 / x.shape[0])
-        if weights is None
-        else weights / weights.sum()
-    )
+    w = unit_weights(x, weights)
     if n_fine > _MAX_FINE_GRID:
         return _truncated_kde(x, w, bandwidth, grid)
     step = spacing / refine

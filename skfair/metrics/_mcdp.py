@@ -3,19 +3,12 @@
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..utils._dask import dask_dispatch
-from ._base import (
-    GRID_TOO_LARGE_ERROR,
-    MAX_GRID_POINTS,
-    aggregate,
-    check_agg,
-    pairs_of,
-    prepare_scores,
-)
+from ._base import aggregate, check_grid_size, pairs_of, prepare_scores
 from ._ecdf import ecdf_gap_at, pair_gap
 from ._windows import max_window_min
 
@@ -108,17 +101,11 @@ def _check_method(method, epsilon, sampling_frequency, rounding):
         k = sampling_frequency
         if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
             raise ValueError(SAMPLING_FREQUENCY_ERROR.format(value=k))
-        n_probes = int(np.ceil(k / epsilon))
-        if n_probes > MAX_GRID_POINTS:
-            raise ValueError(
-                GRID_TOO_LARGE_ERROR.format(
-                    what=f"method='approx' with epsilon={epsilon!r} and "
-                    f"sampling_frequency={k}",
-                    n_points=n_probes,
-                    limit=MAX_GRID_POINTS,
-                    fix="Lower sampling_frequency, or use method='exact'.",
-                )
-            )
+        check_grid_size(
+            int(np.ceil(k / epsilon)),
+            f"method='approx' with epsilon={epsilon!r} and sampling_frequency={k}",
+            "Lower sampling_frequency, or use method='exact'.",
+        )
 
 
 def _pair_exact(pair, epsilon, rounding):
@@ -197,8 +184,8 @@ def _sliding_min(values, width):
     return np.minimum(suffix[: n - width + 1], prefix[width - 1 : n])
 
 
-def _prepare(y_true, y_score, sensitive_features, epsilons, options):
-    """Validate every parameter and the inputs (shared by the public functions)."""
+def _results(options, epsilons):
+    """Validate every parameter and the inputs, then one MCDPResult per ε."""
     epsilons = [_check_epsilon(e) for e in epsilons]
     if not epsilons:
         raise ValueError(EMPTY_EPSILONS_ERROR)
@@ -209,28 +196,20 @@ def _prepare(y_true, y_score, sensitive_features, epsilons, options):
             options["sampling_frequency"],
             options["rounding"],
         )
-    check_agg(options["agg"])
     prepared = prepare_scores(
-        y_true,
-        y_score,
-        sensitive_features,
-        sample_weight=options["sample_weight"],
-        combine=options["combine"],
+        options,
         unit_interval_for=UNIT_INTERVAL_REASON if max(epsilons) > 0 else None,
-        min_group_size=options["min_group_size"],
     )
-    return prepared, epsilons
+    return _evaluate(prepared, epsilons, options)
 
 
 def _evaluate(prepared, epsilons, options):
     """One :class:`MCDPResult` per ε; each pair's ECDF gap is computed once."""
     method, agg = options["method"], options["agg"]
-    per_grouping = [[[] for _ in prepared.groupings] for _ in epsilons]
+    per_grouping = [[[] for _ in prepared] for _ in epsilons]
     pair_values = [{} for _ in epsilons]
     worst = [None] * len(epsilons)
-    for g, (grouping, sorted_scores) in enumerate(
-        zip(prepared.groupings, prepared.sorted)
-    ):
+    for g, (grouping, *_, sorted_scores) in enumerate(prepared):
         for a, b in pairs_of(grouping):
             pair = pair_gap(sorted_scores, a, b)
             labels = (grouping.labels[a], grouping.labels[b])
@@ -241,23 +220,20 @@ def _evaluate(prepared, epsilons, options):
                     out = _pair_approx(pair, epsilon, options["sampling_frequency"])
                 per_grouping[i][g].append(out[0])
                 pair_values[i][(grouping.name, *labels)] = out[0]
-                if worst[i] is None or out[0] > worst[i][0]:
-                    higher = labels[0] if out[3] >= 0 else labels[1]
-                    worst[i] = (*out[:3], grouping.name, labels, higher)
-    return [
-        MCDPResult(
-            value=aggregate(per_grouping[i], agg),
-            epsilon=epsilon,
-            method=method,
-            attribute=worst[i][3],
-            groups=worst[i][4],
-            window=worst[i][1],
-            threshold=worst[i][2],
-            higher_cdf_group=worst[i][5],
-            pair_values=pair_values[i],
-        )
-        for i, epsilon in enumerate(epsilons)
-    ]
+                if worst[i] is None or out[0] > worst[i].value:
+                    worst[i] = MCDPResult(
+                        value=out[0],
+                        epsilon=epsilon,
+                        method=method,
+                        attribute=grouping.name,
+                        groups=labels,
+                        window=out[1],
+                        threshold=out[2],
+                        higher_cdf_group=labels[0] if out[3] >= 0 else labels[1],
+                        pair_values=pair_values[i],
+                    )
+    # The worst pair's details, with the value aggregated over all pairs.
+    return [replace(w, value=aggregate(v, agg)) for w, v in zip(worst, per_grouping)]
 
 
 @dask_dispatch("mcdp_details")
@@ -307,11 +283,7 @@ def mcdp_details(
     >>> res.value, res.window
     (0.2, (0.2, 0.30000000000000004))
     """
-    options = dict(locals())
-    prepared, epsilons = _prepare(
-        y_true, y_score, sensitive_features, [epsilon], options
-    )
-    return _evaluate(prepared, epsilons, options)[0]
+    return _results(dict(locals()), [epsilon])[0]
 
 
 @dask_dispatch("mcdp")
@@ -347,8 +319,7 @@ def mcdp(
     Parameters
     ----------
     y_true : array-like of shape (n_samples,) or None
-        Ignored (demographic parity does not use labels); kept first for
-        scikit-learn's scorer conventions. Its length is checked if given.
+        Ignored, as in :func:`~skfair.metrics.delta_dp` (length checked if given).
     y_score : array-like of shape (n_samples,)
         Scores, e.g. positive-class probabilities. For ε > 0 they must lie in
         [0, 1]; for ε = 0 any finite reals are accepted.
@@ -419,19 +390,7 @@ def mcdp(
     >>> mcdp(None, y0 + y1, sensitive_features=s, epsilon=0.05, method="approx")
     0.4
     """
-    return mcdp_details(
-        y_true,
-        y_score,
-        sensitive_features=sensitive_features,
-        epsilon=epsilon,
-        method=method,
-        sampling_frequency=sampling_frequency,
-        rounding=rounding,
-        agg=agg,
-        combine=combine,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    ).value
+    return _results(dict(locals()), [epsilon])[0].value
 
 
 @dask_dispatch("mcdp_curve")
@@ -475,9 +434,5 @@ def mcdp_curve(
     ...            epsilons=[0, 0.05, 0.5]).tolist()
     [0.4, 0.2, 0.0]
     """
-    options = dict(locals())
-    epsilons = np.atleast_1d(epsilons).tolist()
-    prepared, epsilons = _prepare(
-        y_true, y_score, sensitive_features, epsilons, options
-    )
-    return np.array([r.value for r in _evaluate(prepared, epsilons, options)])
+    results = _results(dict(locals()), np.atleast_1d(epsilons).tolist())
+    return np.array([result.value for result in results])

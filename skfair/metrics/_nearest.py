@@ -80,11 +80,6 @@ _REFINE_BATCH = 1 << 21
 ALGORITHM_ERROR = "algorithm must be 'auto', 'kd_tree' or 'gemm'; got {algorithm!r}."
 
 
-def _n_threads():
-    """Worker threads, as for every multi-threaded kernel of skfair."""
-    return effective_n_threads()
-
-
 def _rowwise_sqdist(A, B):
     """``|A[t] - B[t]|^2`` for every row ``t``, from the differences.
 
@@ -178,7 +173,7 @@ def nearest_other_group(Z, codes, *, algorithm="auto", n_threads=None):
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     codes = np.asarray(codes, dtype=np.intp)
     if n_threads is None:
-        n_threads = _n_threads()
+        n_threads = effective_n_threads()
     merged = _dedupe(Z, codes)
     if merged is not None:
         Zu, codes_u, inverse = merged

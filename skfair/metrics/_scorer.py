@@ -281,18 +281,17 @@ def make_abcc_scorer(
 
     Parameters
     ----------
-    sensitive : str, int, list of str or int, or None, default=None
-        Sensitive column(s) of ``X``, or None for routed metadata.
+    sensitive, pos_label
+        See :func:`make_mcdp_scorer`.
     response_method : {"predict_proba", "predict"}, default="predict_proba"
         Probabilities, or the 0/1 indicator of the predicted positive class.
-    pos_label : int, float, bool, str or None, default=None
-        The positive class, as for :func:`make_mcdp_scorer`.
     method, n_points, agg, combine, min_group_size
         Passed to :func:`skfair.metrics.abcc`, with its defaults.
 
     Returns
     -------
     scorer : callable
+        Greater is better (it is −ABCC).
 
     Examples
     --------
@@ -319,18 +318,17 @@ def make_abpc_scorer(
 
     Parameters
     ----------
-    sensitive : str, int, list of str or int, or None, default=None
-        Sensitive column(s) of ``X``, or None for routed metadata.
+    sensitive, pos_label
+        See :func:`make_mcdp_scorer`.
     response_method : {"predict_proba"}, default="predict_proba"
         Probabilities only: a density of hard 0/1 predictions means nothing.
-    pos_label : int, float, bool, str or None, default=None
-        The positive class, as for :func:`make_mcdp_scorer`.
     bw_method, n_points, method, agg, combine, min_group_size
         Passed to :func:`skfair.metrics.abpc`, with its defaults.
 
     Returns
     -------
     scorer : callable
+        Greater is better (it is −ABPC).
 
     Examples
     --------
@@ -355,14 +353,12 @@ def make_delta_dp_scorer(
 
     Parameters
     ----------
-    sensitive : str, int, list of str or int, or None, default=None
-        Sensitive column(s) of ``X``, or None for routed metadata.
+    sensitive, pos_label
+        See :func:`make_mcdp_scorer`.
     response_method : {"predict_proba", "predict"}, default="predict_proba"
         ``"predict"`` scores the 0/1 indicator of the positive class among
         the estimator's own decisions (use it with ``threshold=None``): the
         gap of positive rates, whatever the labels ({-1, 1}, strings, ...).
-    pos_label : int, float, bool, str or None, default=None
-        The positive class, as for :func:`make_mcdp_scorer`.
     threshold, agg, combine, min_group_size
         Passed to :func:`skfair.metrics.delta_dp`: ``threshold=None`` for
         ΔDP_c, a number ``t`` for ΔDP_b^t with decisions ``proba >= t``.
@@ -370,6 +366,7 @@ def make_delta_dp_scorer(
     Returns
     -------
     scorer : callable
+        Greater is better (it is −ΔDP).
 
     Examples
     --------
@@ -409,11 +406,11 @@ class _HFMScorer(_FairnessScorer):
             bad = [c for c, t in rest.dtypes.items() if t.kind not in "biuf"]
             if bad:
                 raise TypeError(HFM_FEATURES_ERROR.format(columns=bad))
-            return rest.to_numpy(dtype=np.float64)
-        array = np.asarray(rest)
-        if array.dtype.kind not in "biuf":
+            rest = rest.to_numpy(dtype=np.float64)
+        rest = np.asarray(rest)
+        if rest.dtype.kind not in "biuf":
             raise TypeError(HFM_FEATURES_ERROR.format(columns="(array)"))
-        return array.astype(np.float64)
+        return rest.astype(np.float64, copy=False)
 
     def _value(self, X, y_true, y_score, pos_label, sensitive_features, kwargs):
         y_true = (y_true == pos_label).astype(np.float64)

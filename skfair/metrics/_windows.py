@@ -40,21 +40,8 @@ _MAX_BLOCKS = 512
 def window_ends(points, starts, width, rounding="exact"):
     """Index of the last point ``p_j <= p_k + width`` for each ``k`` in starts.
 
-    Parameters
-    ----------
-    points : ndarray of shape (m,)
-        Strictly increasing breakpoints.
-    starts : ndarray of int
-        Indices ``k`` of the window's left end.
-    width : float
-        Window width (non-negative).
-    rounding : {"exact", "float"}, default="exact"
-        "exact" decides ``p_j <= p_k + width`` in real arithmetic; "float"
-        compares with the rounded sum, as the MCDP reference code does.
-
-    Returns
-    -------
-    ends : ndarray of int, same shape as ``starts``
+    ``rounding`` is "exact" (real arithmetic) or "float" (the rounded sum, as
+    the MCDP reference code), as the module docstring explains.
     """
     left = points[starts]
     upper = left + width
@@ -71,25 +58,12 @@ def window_ends(points, starts, width, rounding="exact"):
 def max_window_min(points, values, width, rounding="exact", absolute=False):
     """Maximum over windows ``[p_k, p_k + width]`` of the minimum of ``values``.
 
-    Parameters
-    ----------
-    points : ndarray of shape (m,)
-        Strictly increasing breakpoints, ``m >= 1``.
-    values : ndarray of shape (m,)
-        Step-function values at the breakpoints.
-    width : float
-        Window width, > 0.
-    rounding : {"exact", "float"}, default="exact"
-        See :func:`window_ends`.
-    absolute : bool, default=False
-        Use ``|values|`` (computed piecewise, without a full-size copy).
-
-    Returns
-    -------
-    best : scalar of the dtype of ``values``
-        The maximal window minimum.
-    start, end : int
-        Indices of the first and last breakpoint of a maximising window.
+    ``points`` (``m >= 1`` strictly increasing breakpoints) and ``values``
+    (the step function there) have shape (m,); ``width > 0``; ``rounding`` as
+    in :func:`window_ends`; ``absolute=True`` uses ``|values|`` (computed
+    piecewise, without a full-size copy). Returns ``(best, start, end)``: the
+    maximal window minimum (of the dtype of ``values``) and the indices of the
+    first and last breakpoint of a maximising window.
     """
     bounds = _greedy_blocks(points, width, rounding)
     if bounds is None:

@@ -44,6 +44,12 @@ SENSITIVE_REQUIRED_ERROR = (
 )
 FIT_FAILED_ERROR = "estimator {name!r} failed in cross-validation: {error}"
 
+#: The HFM paper's group gaps, by metric name.
+_GAPS = (
+    ("dp", demographic_parity_gap),
+    ("eo", equal_opportunity_gap),
+    ("pqp", predictive_quality_parity_gap),
+)
 SUMMARY_COLUMNS = ["estimator", "metric", "mean", "std", "n_folds"]
 FOLD_COLUMNS = ["estimator", "fold", "metric", "value"]
 
@@ -113,15 +119,8 @@ class _GapScoring:
             with warnings.catch_warnings():
                 # Undefined on this fold: NaN, counted in n_folds.
                 warnings.simplefilter("ignore", UndefinedMetricWarning)
-                scores[f"dp[{attribute}]"] = demographic_parity_gap(
-                    y_true, y_pred, **kwargs
-                )
-                scores[f"eo[{attribute}]"] = equal_opportunity_gap(
-                    y_true, y_pred, **kwargs
-                )
-                scores[f"pqp[{attribute}]"] = predictive_quality_parity_gap(
-                    y_true, y_pred, **kwargs
-                )
+                for key, gap in _GAPS:
+                    scores[f"{key}[{attribute}]"] = gap(y_true, y_pred, **kwargs)
             scores.update(
                 self._attribute_scores(
                     estimator, X, y_true, y_pred, groups[attribute], context

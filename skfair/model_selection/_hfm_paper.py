@@ -90,8 +90,8 @@ class _NonSensitiveColumns:
         self.numeric = numeric
 
     def __call__(self, X):
-        if self.sensitive:  # a missing sensitive column is named, on every version
-            _resolve_positions(X, self.sensitive)
+        # Resolving names a missing sensitive column, on every scikit-learn version.
+        positions = _resolve_positions(X, self.sensitive)[0] if self.sensitive else []
         if self.numeric is None:  # the sensitive columns themselves
             return list(self.sensitive)
         if isinstance(X, pd.DataFrame):
@@ -99,11 +99,9 @@ class _NonSensitiveColumns:
             return [
                 c for c in kept if pd.api.types.is_numeric_dtype(X[c]) == self.numeric
             ]
-        n_features = np.asarray(X).shape[1]
-        positions = {int(s) % n_features for s in self.sensitive}
-        if not self.numeric:
+        if not self.numeric:  # an array's columns are all numeric
             return []
-        return [k for k in range(n_features) if k not in positions]
+        return [k for k in range(np.shape(X)[1]) if k not in positions]
 
 
 def make_hfm_encoder(sensitive, *, privileged=None):

@@ -69,11 +69,7 @@ def check_matplotlib_support(caller):
 
 
 class _FairnessDisplayMixin:
-    """What the Displays share: axes creation and the ``from_estimator`` scores.
-
-    Like scikit-learn's ``_BinaryClassifierCurveDisplayMixin``: each Display
-    keeps its own public signatures and docstrings, and calls these.
-    """
+    """What the Displays share: the axes, as scikit-learn's Display mixins do."""
 
     def _set_axes(self, ax):
         """Store ``figure_`` and ``ax_`` (a new figure's axes if None); return ax."""
@@ -83,21 +79,63 @@ class _FairnessDisplayMixin:
         self.figure_, self.ax_ = ax.figure, ax
         return ax
 
-    @classmethod
-    def _estimator_scores(
-        cls, estimator, X, sensitive, response_method, pos_label, name
-    ):
-        """``(y_score, sensitive_features, name)`` for ``from_predictions``.
 
-        Parameters as in the Displays' ``from_estimator``: the scores come from
-        :func:`get_response_values`, the groups from the ``sensitive`` columns
-        of ``X``, and ``name`` defaults to the estimator's class name.
-        """
-        y_score, _ = get_response_values(
-            estimator, X, response_method=response_method, pos_label=pos_label
-        )
-        name = type(estimator).__name__ if name is None else name
-        return y_score, select_sensitive(X, sensitive), name
+def display_from_estimator(
+    cls, estimator, X, y, *, sensitive, response_method, pos_label, name, **params
+):
+    """``cls.from_predictions`` on a fitted classifier's scores of ``X``.
+
+    Every Display's ``from_estimator`` keeps its explicit signature and passes
+    all its arguments here (``locals()``): the scores come from
+    :func:`get_response_values`, the groups from the ``sensitive`` columns of
+    ``X``, ``name`` defaults to the estimator's class name, and ``y`` and the
+    other ``params`` go to ``from_predictions`` as they are.
+    """
+    y_score, _ = get_response_values(
+        estimator, X, response_method=response_method, pos_label=pos_label
+    )
+    name = type(estimator).__name__ if name is None else name
+    sensitive_features = select_sensitive(X, sensitive)
+    return cls.from_predictions(
+        y, y_score, sensitive_features=sensitive_features, name=name, **params
+    )
+
+
+_SHARED_PARAMETERS = {
+    "<estimator>": """\
+        estimator : fitted binary classifier
+            Its ``predict_proba`` (or ``decision_function``) gives the scores.
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Data, including the sensitive column(s).
+        y : array-like of shape (n_samples,) or None
+            Labels; only their length is checked.
+        sensitive : str, int or list
+            The sensitive column(s) of ``X``: names for a DataFrame, integer
+            indices for an array (see :func:`skfair.utils.select_sensitive`).
+        response_method : {"auto", "predict_proba", "decision_function"}, \
+default="auto"
+            Which scores to use; "auto" tries ``predict_proba`` first.
+        pos_label : object or None, default=None
+            The positive class; ``estimator.classes_[-1]`` if None.
+        name : str or None, default=None
+            As in :meth:`from_predictions`; the estimator's class name if None.
+""",
+    "<min_group_size>": """\
+        min_group_size : int or None, default=None
+            None keeps every group (with a SmallGroupWarning for groups of
+            fewer than 30 samples); an int leaves out smaller groups, as in
+            :func:`skfair.metrics.mcdp`.
+""",
+}
+
+
+def shared_doc(method):
+    """Write the parameters the Displays share at their placeholder lines."""
+    doc = method.__doc__ or ""  # None under python -OO
+    for placeholder, text in _SHARED_PARAMETERS.items():
+        doc = doc.replace(f"        {placeholder}\n", text)
+    method.__doc__ = doc
+    return method
 
 
 def check_max_points(max_points):

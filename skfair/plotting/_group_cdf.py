@@ -8,9 +8,11 @@ from ._base import (
     _FairnessDisplayMixin,
     annotate_beside,
     check_max_points,
+    display_from_estimator,
     ecdf_at,
     format_label,
     mcdp_and_groupings,
+    shared_doc,
     thin_ecdf,
     weighted_ecdf,
 )
@@ -97,10 +99,8 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
         The vertical segment between the two groups' CDFs that realise MCDP.
     annotation_ : matplotlib Annotation or None
         The annotated value (None with ``annotate=False``).
-    ax_ : matplotlib Axes
-        Axes with the plot.
-    figure_ : matplotlib Figure
-        Figure containing the plot.
+    ax_, figure_ : matplotlib Axes and Figure
+        The axes with the plot, and its figure.
 
     See Also
     --------
@@ -236,6 +236,7 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
             )
 
     @classmethod
+    @shared_doc
     def from_predictions(
         cls,
         y_true,
@@ -278,22 +279,16 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
             How several attributes are combined.
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights (weighted ECDFs).
-        min_group_size : int or None, default=None
-            None keeps every group (with a SmallGroupWarning for groups of
-            fewer than 30 samples); an int leaves out smaller groups, as in
-            :func:`skfair.metrics.mcdp`.
+        <min_group_size>
         name : str or None, default=None
             Title of the axes.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        max_points : int or None, default=None
+        ax, max_points, annotate
             See :meth:`plot`.
-        annotate : bool, default=True
-            Whether to write the value next to the gap.
 
         Returns
         -------
         display : GroupCDFDisplay
+            The group CDFs, with MCDP(ε) drawn on them.
 
         Examples
         --------
@@ -330,6 +325,7 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
         return display.plot(ax=ax, max_points=max_points, annotate=annotate)
 
     @classmethod
+    @shared_doc
     def from_estimator(
         cls,
         estimator,
@@ -354,32 +350,15 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
 
         Parameters
         ----------
-        estimator : fitted binary classifier
-            Its ``predict_proba`` (or ``decision_function``) gives the scores.
-        X : DataFrame or array-like of shape (n_samples, n_features)
-            Data, including the sensitive column(s).
-        y : array-like of shape (n_samples,) or None
-            Labels; only their length is checked.
-        sensitive : str, int or list
-            The sensitive column(s) of ``X``: names for a DataFrame, integer
-            indices for an array (see :func:`skfair.utils.select_sensitive`).
-        epsilon : float, default=0.0
-            The neighbourhood radius ε.
-        response_method : {"auto", "predict_proba", "decision_function"}, \
-default="auto"
-            Which scores to use; "auto" tries ``predict_proba`` first.
-        pos_label : object or None, default=None
-            The positive class; ``estimator.classes_[-1]`` if None.
-        method, agg, combine, sample_weight, min_group_size, max_points, annotate
+        <estimator>
+        epsilon, method, agg, combine, sample_weight, min_group_size, ax, \
+max_points, annotate
             See :meth:`from_predictions`.
-        name : str or None, default=None
-            Title of the axes; the estimator's class name if None.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
 
         Returns
         -------
         display : GroupCDFDisplay
+            The group CDFs, with MCDP(ε) drawn on them.
 
         Examples
         --------
@@ -399,24 +378,7 @@ default="auto"
         >>> [t.get_text() for t in display.ax_.get_legend().get_texts()]
         ['0 (n=142)', '1 (n=158)']
         """
-        y_score, sensitive_features, name = cls._estimator_scores(
-            estimator, X, sensitive, response_method, pos_label, name
-        )
-        return cls.from_predictions(
-            y,
-            y_score,
-            sensitive_features=sensitive_features,
-            epsilon=epsilon,
-            method=method,
-            agg=agg,
-            combine=combine,
-            sample_weight=sample_weight,
-            min_group_size=min_group_size,
-            name=name,
-            ax=ax,
-            max_points=max_points,
-            annotate=annotate,
-        )
+        return display_from_estimator(**locals())  # every argument, as given
 
 
 def _color(k, many, bold, worst_rank):

@@ -7,7 +7,11 @@ import pandas as pd
 
 from ..metrics import mcdp_curve
 from ..utils import check_sensitive_features
-from ._base import _FairnessDisplayMixin
+from ._base import (
+    _FairnessDisplayMixin,
+    display_from_estimator,
+    shared_doc,
+)
 
 DEFAULT_EPSILONS = np.linspace(0.0, 0.2, 41)
 
@@ -51,10 +55,8 @@ class MCDPCurveDisplay(_FairnessDisplayMixin):
     ----------
     lines_ : dict of matplotlib Line2D
         The line of each curve, keyed like ``curves``.
-    ax_ : matplotlib Axes
-        Axes with the plot.
-    figure_ : matplotlib Figure
-        Figure containing the plot.
+    ax_, figure_ : matplotlib Axes and Figure
+        The axes with the plot, and its figure.
 
     See Also
     --------
@@ -119,6 +121,7 @@ class MCDPCurveDisplay(_FairnessDisplayMixin):
         return self
 
     @classmethod
+    @shared_doc
     def from_predictions(
         cls,
         y_true,
@@ -159,20 +162,16 @@ class MCDPCurveDisplay(_FairnessDisplayMixin):
             instead of one curve for the combination.
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights.
-        min_group_size : int or None, default=None
-            None keeps every group (with a SmallGroupWarning for groups of
-            fewer than 30 samples); an int leaves out smaller groups, as in
-            :func:`skfair.metrics.mcdp`.
+        <min_group_size>
         name : str or None, default=None
             Name of the model in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        line_kwargs : dict or None, default=None
-            Keyword arguments for matplotlib's ``plot``.
+        ax, line_kwargs
+            See :meth:`plot`.
 
         Returns
         -------
         display : MCDPCurveDisplay
+            The curves of MCDP(ε), drawn.
 
         Examples
         --------
@@ -214,6 +213,7 @@ class MCDPCurveDisplay(_FairnessDisplayMixin):
         return display.plot(ax=ax, line_kwargs=line_kwargs)
 
     @classmethod
+    @shared_doc
     def from_estimator(
         cls,
         estimator,
@@ -238,32 +238,15 @@ class MCDPCurveDisplay(_FairnessDisplayMixin):
 
         Parameters
         ----------
-        estimator : fitted binary classifier
-            Its ``predict_proba`` (or ``decision_function``) gives the scores.
-        X : DataFrame or array-like of shape (n_samples, n_features)
-            Data, including the sensitive column(s).
-        y : array-like of shape (n_samples,) or None
-            Labels; only their length is checked.
-        sensitive : str, int or list
-            The sensitive column(s) of ``X`` (see
-            :func:`skfair.utils.select_sensitive`).
-        epsilons : array-like of float or None, default=None
-            The radii; ``np.linspace(0, 0.2, 41)`` if None.
-        response_method : {"auto", "predict_proba", "decision_function"}, \
-default="auto"
-            Which scores to use.
-        pos_label : object or None, default=None
-            The positive class; ``estimator.classes_[-1]`` if None.
-        method, agg, combine, by_attribute, sample_weight, min_group_size, line_kwargs
+        <estimator>
+        epsilons, method, agg, combine, by_attribute, sample_weight, min_group_size, \
+ax, line_kwargs
             See :meth:`from_predictions`.
-        name : str or None, default=None
-            Name in the legend; the estimator's class name if None.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
 
         Returns
         -------
         display : MCDPCurveDisplay
+            The curves of MCDP(ε), drawn.
 
         Examples
         --------
@@ -282,21 +265,4 @@ default="auto"
         >>> [line.get_label() for line in display.lines_.values()]
         ['LogisticRegression: x1', 'LogisticRegression: x2']
         """
-        y_score, sensitive_features, name = cls._estimator_scores(
-            estimator, X, sensitive, response_method, pos_label, name
-        )
-        return cls.from_predictions(
-            y,
-            y_score,
-            sensitive_features=sensitive_features,
-            epsilons=epsilons,
-            method=method,
-            agg=agg,
-            combine=combine,
-            by_attribute=by_attribute,
-            sample_weight=sample_weight,
-            min_group_size=min_group_size,
-            name=name,
-            ax=ax,
-            line_kwargs=line_kwargs,
-        )
+        return display_from_estimator(**locals())  # every argument, as given

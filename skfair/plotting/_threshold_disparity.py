@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import _FairnessDisplayMixin, annotate_beside, mcdp_and_groupings
+from ._base import (
+    _FairnessDisplayMixin,
+    annotate_beside,
+    display_from_estimator,
+    mcdp_and_groupings,
+    shared_doc,
+)
 
 AGG_ERROR = "agg must be 'max' or 'mean'; got {agg!r}."
 
@@ -86,10 +92,8 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         A vertical line at ``peak_threshold``.
     annotation_ : matplotlib Annotation or None
         The annotated MCDP(0) value.
-    ax_ : matplotlib Axes
-        Axes with the plot.
-    figure_ : matplotlib Figure
-        Figure containing the plot.
+    ax_, figure_ : matplotlib Axes and Figure
+        The axes with the plot, and its figure.
 
     See Also
     --------
@@ -179,6 +183,7 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         return self
 
     @classmethod
+    @shared_doc
     def from_predictions(
         cls,
         y_true,
@@ -217,22 +222,16 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
             How several attributes are combined.
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights.
-        min_group_size : int or None, default=None
-            None keeps every group (with a SmallGroupWarning for groups of
-            fewer than 30 samples); an int leaves out smaller groups, as in
-            :func:`skfair.metrics.mcdp`.
+        <min_group_size>
         name : str or None, default=None
             Name of the model in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        line_kwargs : dict or None, default=None
-            Keyword arguments for matplotlib's ``plot`` of the curve.
-        annotate : bool, default=True
-            Whether to mark and annotate the MCDP(0) threshold.
+        ax, line_kwargs, annotate
+            See :meth:`plot`.
 
         Returns
         -------
         display : ThresholdDisparityDisplay
+            The ΔDP_b^t curve, drawn.
 
         Examples
         --------
@@ -289,6 +288,7 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         return display.plot(ax=ax, line_kwargs=line_kwargs, annotate=annotate)
 
     @classmethod
+    @shared_doc
     def from_estimator(
         cls,
         estimator,
@@ -312,35 +312,20 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
 
         Parameters
         ----------
-        estimator : fitted binary classifier
-            Its ``predict_proba`` (or ``decision_function``) gives the scores.
-        X : DataFrame or array-like of shape (n_samples, n_features)
-            Data, including the sensitive column(s).
-        y : array-like of shape (n_samples,) or None
-            Labels; only their length is checked.
-        sensitive : str, int or list
-            The sensitive column(s) of ``X`` (see
-            :func:`skfair.utils.select_sensitive`).
-        thresholds : array-like of float or None, default=None
+        <estimator>
+        thresholds, agg, combine, sample_weight, min_group_size, ax, line_kwargs, \
+annotate
             See :meth:`from_predictions`.
-        response_method : {"auto", "predict_proba", "decision_function"}, \
-default="auto"
-            Which scores to use.
-        pos_label : object or None, default=None
-            The positive class; ``estimator.classes_[-1]`` if None.
-        agg, combine, sample_weight, min_group_size, line_kwargs, annotate
-            See :meth:`from_predictions`.
-        name : str or None, default=None
-            Name in the legend; the estimator's class name if None.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
 
         Returns
         -------
         display : ThresholdDisparityDisplay
+            The ΔDP_b^t curve, drawn.
 
         Examples
         --------
+        With a NumPy array, the sensitive column is given by its index:
+
         >>> import numpy as np
         >>> from sklearn.linear_model import LogisticRegression
         >>> from skfair.plotting import ThresholdDisparityDisplay
@@ -353,20 +338,4 @@ default="auto"
         >>> display.line_.get_label()
         'LogisticRegression'
         """
-        y_score, sensitive_features, name = cls._estimator_scores(
-            estimator, X, sensitive, response_method, pos_label, name
-        )
-        return cls.from_predictions(
-            y,
-            y_score,
-            sensitive_features=sensitive_features,
-            thresholds=thresholds,
-            agg=agg,
-            combine=combine,
-            sample_weight=sample_weight,
-            min_group_size=min_group_size,
-            name=name,
-            ax=ax,
-            line_kwargs=line_kwargs,
-            annotate=annotate,
-        )
+        return display_from_estimator(**locals())  # every argument, as given

@@ -125,10 +125,8 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
         The star on the selected candidate.
     annotation_ : matplotlib Annotation or None
         The selected candidate's name.
-    ax_ : matplotlib Axes
-        Axes with the plot.
-    figure_ : matplotlib Figure
-        Figure containing the plot.
+    ax_, figure_ : matplotlib Axes and Figure
+        The axes with the plot, and its figure.
 
     See Also
     --------
@@ -265,7 +263,7 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
 
         Parameters
         ----------
-        cv_results : dict
+        cv_results : dict of array-like
             The ``cv_results_`` of a fitted multi-metric
             :class:`~sklearn.model_selection.GridSearchCV` (or any search),
             with ``mean_test_<key>`` and ``std_test_<key>`` for both keys.
@@ -280,17 +278,19 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
         candidate_names : list of str or None, default=None
             A name per candidate; formatted from ``cv_results["params"]`` if
             None.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        annotate : bool, default=True
-            Whether to write the selected candidate's name next to it.
+        ax, annotate
+            See :meth:`plot`.
 
         Returns
         -------
         display : FairnessTradeoffDisplay
+            The candidates, the Pareto front and the pick, drawn.
 
         Examples
         --------
+        With ``fairest_within`` as the search's ``refit``, the star is the
+        refitted candidate:
+
         >>> import numpy as np
         >>> from sklearn.linear_model import LogisticRegression
         >>> from sklearn.model_selection import GridSearchCV
@@ -301,40 +301,22 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
         >>> X = np.column_stack([rng.normal(size=300), rng.integers(0, 2, 300)])
         >>> y = (X[:, 0] + X[:, 1] + rng.normal(size=300) > 0.5).astype(int)
         >>> rule = fairest_within(fairness="mcdp", performance="ap")
-        >>> search = GridSearchCV(
-        ...     LogisticRegression(), {"C": [0.001, 0.01, 1.0]},
-        ...     scoring={"ap": "average_precision",
-        ...              "mcdp": make_mcdp_scorer(sensitive=1)},
-        ...     refit=rule,
-        ... ).fit(X, y)
+        >>> scoring = {"ap": "average_precision", "mcdp": make_mcdp_scorer(sensitive=1)}
+        >>> search = GridSearchCV(LogisticRegression(), {"C": [0.001, 0.01, 1.0]},
+        ...                       scoring=scoring, refit=rule).fit(X, y)
         >>> display = FairnessTradeoffDisplay.from_cv_results(
         ...     search.cv_results_, fairness="mcdp", performance="ap")
         >>> display.selected == search.best_index_
         True
         """
-        where = "cv_results"
-        perf = _column(cv_results, f"mean_test_{performance}", where, "column")
-        fair = _column(cv_results, f"mean_test_{fairness}", where, "column")
-        perf_std = cv_results.get(f"std_test_{performance}")
-        fair_std = cv_results.get(f"std_test_{fairness}")
-        rule = fairest_within(
-            fairness=fairness, performance=performance, tolerance=tolerance
-        )
-        selected = rule(cv_results)
+        keys = (performance, fairness)
+        means = [
+            _column(cv_results, f"mean_test_{k}", "cv_results", "column") for k in keys
+        ]
+        stds = [cv_results.get(f"std_test_{k}") for k in keys]
         if candidate_names is None and "params" in cv_results:
             candidate_names = [_format_params(p) for p in cv_results["params"]]
-        display = cls(
-            performance=perf,
-            unfairness=-fair,
-            performance_std=None if perf_std is None else np.asarray(perf_std),
-            unfairness_std=None if fair_std is None else np.asarray(fair_std),
-            candidate_names=candidate_names,
-            selected=selected,
-            tolerance_floor=_floor(perf, fair, rule.tolerance),
-            tolerance=rule.tolerance,
-            performance_name=performance,
-            fairness_name=fairness,
-        )
+        display = cls._pick(means, stds, keys, candidate_names, tolerance)
         return display.plot(ax=ax, annotate=annotate)
 
     @classmethod
@@ -364,8 +346,6 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
         performance : str
             The performance metric's name, greater is better (e.g.
             ``"accuracy"``).
-        tolerance : float, default=0.95
-            As in :class:`skfair.model_selection.fairest_within`.
         fairness_greater_is_better : bool or None, default=None
             Whether the fairness values are scores (greater is fairer, like
             skfair's negated scorers) or metrics (lower is fairer, like the
@@ -373,14 +353,13 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
             sign: all means <= 0 are negated scores, all >= 0 are gaps, and
             mixed signs raise a ValueError. Pass it explicitly for a fairness
             score that is positive and greater-is-better.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; a new figure is created if None.
-        annotate : bool, default=True
-            Whether to write the selected estimator's name next to it.
+        tolerance, ax, annotate
+            See :meth:`from_cv_results`.
 
         Returns
         -------
         display : FairnessTradeoffDisplay
+            The candidates, the Pareto front and the pick, drawn.
 
         Examples
         --------
@@ -405,12 +384,13 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
                 TABLE_COLUMNS_ERROR.format(expected=expected, columns=columns)
             )
         names = list(dict.fromkeys(table["estimator"].tolist()))
-        means = table.pivot(index="estimator", columns="metric", values="mean")
-        stds = table.pivot(index="estimator", columns="metric", values="std")
-        means, stds = means.loc[names], stds.loc[names]
+        mean, std = (
+            table.pivot(index="estimator", columns="metric", values=v).loc[names]
+            for v in ("mean", "std")
+        )
         for key in (fairness, performance):
-            _column(means, key, "table", "metric")
-        fair = means[fairness].to_numpy(dtype=np.float64)
+            _column(mean, key, "table", "metric")
+        fair = mean[fairness].to_numpy(dtype=np.float64)
         if fairness_greater_is_better is None:
             finite = fair[np.isfinite(fair)]
             if (finite <= 0).all():
@@ -420,24 +400,36 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
             else:
                 raise ValueError(MIXED_SIGN_ERROR.format(metric=fairness))
         score = fair if fairness_greater_is_better else -fair
-        perf = means[performance].to_numpy(dtype=np.float64)
-        results = {"mean_test_fairness": score, "mean_test_performance": perf}
+        keys = (performance, fairness)
+        means = [mean[performance].to_numpy(dtype=np.float64), score]
+        stds = [std[k].to_numpy(dtype=np.float64) for k in keys]
+        display = cls._pick(means, stds, keys, names, tolerance)
+        return display.plot(ax=ax, annotate=annotate)
+
+    @classmethod
+    def _pick(cls, means, stds, keys, candidate_names, tolerance):
+        """The Display of ``(performance, fairness score)`` means and stds.
+
+        The fairness score is greater-is-fairer, as ``fairest_within`` takes
+        it; the Display shows its negation, the unfairness.
+        """
+        (perf, score), (perf_std, score_std) = means, stds
         rule = fairest_within(
             fairness="fairness", performance="performance", tolerance=tolerance
         )
-        display = cls(
+        selected = rule({"mean_test_fairness": score, "mean_test_performance": perf})
+        return cls(
             performance=perf,
             unfairness=-score,
-            performance_std=stds[performance].to_numpy(dtype=np.float64),
-            unfairness_std=stds[fairness].to_numpy(dtype=np.float64),
-            candidate_names=names,
-            selected=rule(results),
+            performance_std=None if perf_std is None else np.asarray(perf_std),
+            unfairness_std=None if score_std is None else np.asarray(score_std),
+            candidate_names=candidate_names,
+            selected=selected,
             tolerance_floor=_floor(perf, score, rule.tolerance),
             tolerance=rule.tolerance,
-            performance_name=performance,
-            fairness_name=fairness,
+            performance_name=keys[0],
+            fairness_name=keys[1],
         )
-        return display.plot(ax=ax, annotate=annotate)
 
 
 def _floor(performance, fairness, tolerance):

@@ -34,7 +34,6 @@ from sklearn.utils.metadata_routing import (
     process_routing,
 )
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import (
     assert_all_finite,
     check_is_fitted,
@@ -45,14 +44,15 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ..utils._estimator import SensitiveColumnsMixin, store_params
 from ..utils._sensitive import (
     check_sensitive_features,
     drop_unused_categories,
-    select_sensitive,
     sensitive_groupings,
 )
 from ..utils._validation import (
     check_binary_target,
+    check_binary_y,
     check_sample_weight_1d,
     check_scores,
 )
@@ -67,11 +67,6 @@ UNSEEN_GROUP_ERROR = (
 SAMPLE_WEIGHT_UNSUPPORTED_ERROR = (
     "sample_weight was given, but {name}.fit does not accept sample_weight; "
     "pass an estimator whose fit takes sample_weight, or fit without it."
-)
-ONLY_BINARY_ERROR = (
-    "Only binary classification is supported. The type of the target is "
-    "{y_type!r}; ThresholdInvariantClassifier needs exactly two classes, got "
-    "{n_classes}: {classes}."
 )
 FROZEN_CLASSES_ERROR = (
     "The frozen estimator was fitted on classes {fitted}, but y holds classes "
@@ -185,7 +180,9 @@ def _has_response(needed):
     return check
 
 
-class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+class ThresholdInvariantClassifier(
+    SensitiveColumnsMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
+):
     """Repair a binary classifier's scores to demographic parity at every threshold.
 
     For each group ``g`` (the intersection of the ``sensitive`` columns of
@@ -455,11 +452,7 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
         n_jobs=None,
         random_state=None,
     ):
-        vars(self).update({k: v for k, v in locals().items() if k != "self"})
-
-    def _sensitive_columns(self, X):
-        """The sensitive columns of ``X`` as a DataFrame."""
-        return select_sensitive(X, self.sensitive)
+        store_params(self, locals())
 
     def _groups(self, X, *, fit=False):
         """Encode the groups of ``X``: the intersection of its sensitive columns.
@@ -521,21 +514,15 @@ class ThresholdInvariantClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEsti
         y = column_or_1d(y, warn=True)
         if y.dtype.kind in "fc":
             assert_all_finite(y, input_name="y")
-        y_type = type_of_target(y, input_name="y", raise_unknown=True)
-        if y_type != "binary":
-            labels = np.unique(y)
-            raise ValueError(
-                ONLY_BINARY_ERROR.format(
-                    y_type=y_type, n_classes=labels.size, classes=labels[:10].tolist()
-                )
-            )
+        _, classes = check_binary_y(y, estimator=self)
         n_samples = y.shape[0]
         sample_weight = check_sample_weight_1d(sample_weight, n_samples)
-        _, classes = check_binary_target(
-            y if sample_weight is None else y[sample_weight > 0],
-            name="y" if sample_weight is None else "y (where sample_weight > 0)",
-            why="ThresholdInvariantClassifier",
-        )
+        if sample_weight is not None:  # weight 0 must not leave one class
+            check_binary_target(
+                y[sample_weight > 0],
+                name="y (where sample_weight > 0)",
+                why="ThresholdInvariantClassifier",
+            )
         try:
             grouping = self._groups(X, fit=True)
         except TypeError:  # unhashable labels: let the estimator reject X first

@@ -65,15 +65,6 @@ def is_dask_collection(x):
     return graph is not None and callable(graph)
 
 
-def _data_arguments(signature, args, kwargs):
-    bound = signature.bind_partial(*args, **kwargs)
-    return {
-        name: value
-        for name, value in bound.arguments.items()
-        if name in DATA_ARGUMENTS and value is not None
-    }
-
-
 def check_not_mixed(data):
     """Raise if some data arguments are Dask collections and others are not.
 
@@ -110,7 +101,8 @@ def dask_dispatch(engine_name):
     ----------
     engine_name : str
         Name of the engine function in ``skfair.metrics._dask_engine``; it
-        takes exactly the metric's arguments.
+        is called with every argument of the metric by keyword, defaults
+        applied, so that the defaults live in the metric alone.
 
     Returns
     -------
@@ -133,11 +125,18 @@ def dask_dispatch(engine_name):
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            data = _data_arguments(signature, args, kwargs)
+            bound = signature.bind_partial(*args, **kwargs)
+            data = {
+                name: value
+                for name, value in bound.arguments.items()
+                if name in DATA_ARGUMENTS and value is not None
+            }
             if not check_not_mixed(data):
                 return func(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
             engine = getattr(importlib.import_module(_ENGINE_MODULE), engine_name)
-            return engine(*args, **kwargs)
+            return engine(**bound.arguments)
 
         wrapper.__skfair_dask_engine__ = engine_name
         return wrapper

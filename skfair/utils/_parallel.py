@@ -2,29 +2,24 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-_controller = None
 
+@functools.cache
+def _controller():
+    """One controller for the process.
 
-def _blas_threads():
-    """Current thread counts of the loaded BLAS libraries (microseconds).
-
-    One controller is kept: ``threadpool_info()`` rescans the loaded
-    libraries on every call (about a millisecond), while a controller's
-    ``num_threads`` asks each library for its current setting, so limits set
-    later with ``threadpool_limits`` are still seen.
+    ``threadpool_info()`` rescans the loaded libraries on every call (about a
+    millisecond), while a controller's ``num_threads`` asks each library for
+    its current setting, so limits set later with ``threadpool_limits`` are
+    still seen.
     """
-    global _controller
-    if _controller is None:
-        _controller = ThreadpoolController()
-    return [
-        lib.num_threads for lib in _controller.lib_controllers if lib.user_api == "blas"
-    ]
+    return ThreadpoolController()
 
 
 def effective_n_threads():
@@ -49,7 +44,11 @@ def effective_n_threads():
         cpus = os.cpu_count() or 1
     if cpus < 2:
         return 1
-    blas = _blas_threads()
+    blas = [
+        lib.num_threads
+        for lib in _controller().lib_controllers
+        if lib.user_api == "blas"
+    ]
     return max(1, min(cpus, max(blas)) if blas else cpus)
 
 
@@ -81,11 +80,9 @@ def sort_in_place(array, n_threads=None):
     array([1, 2, 3])
     """
     n = array.shape[0]
-    if n < _PARALLEL_SORT_MIN or n_threads == 1:
-        array.sort()
-        return
-    threads = effective_n_threads() if n_threads is None else n_threads
-    threads = min(threads, n // (_PARALLEL_SORT_MIN // 2))
+    if n_threads is None and n >= _PARALLEL_SORT_MIN:
+        n_threads = effective_n_threads()
+    threads = min(n_threads or 1, n // (_PARALLEL_SORT_MIN // 2))
     if threads < 2:
         array.sort()
         return

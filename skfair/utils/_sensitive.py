@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._validation import LENGTH_MISMATCH_ERROR, same_label
+from ._validation import check_same_length, same_label
 
 NAN_SENSITIVE_ERROR = (
     "sensitive attribute {name!r} contains {count} missing value(s) (NaN/None), "
@@ -162,7 +162,7 @@ class Grouping:
 
     def restrict(self, values):
         """``values`` of the kept samples only (``values`` itself if all kept)."""
-        return values if self.n_left_out == 0 else values[self.codes >= 0]
+        return values if self.n_left_out == 0 else values[self.kept]
 
     def counts(self):
         """Number of samples in each group, in code order."""
@@ -251,14 +251,10 @@ class SensitiveAttributes:
 def _encode_integers(raw):
     """Encode bool/int labels in linear time (a lookup table, no sort)."""
     if raw.dtype.kind == "b":
-        codes = raw.astype(np.intp)
-        present = np.bincount(codes, minlength=2) > 0
-        labels = np.array([False, True])[present]
-        if not present.all():
-            codes = np.zeros_like(codes)
-        return codes, tuple(labels.tolist())
+        codes, labels = _encode_integers(raw.view(np.uint8))
+        return codes, tuple(bool(label) for label in labels)
     low, high = int(raw.min()), int(raw.max())
-    if high - low > 4 * raw.size + 1024:
+    if high - low > 4 * raw.size + 1024:  # too sparse for a table
         uniques, codes = np.unique(raw, return_inverse=True)
         return codes.astype(np.intp).ravel(), tuple(uniques.tolist())
     shifted = (
@@ -273,10 +269,11 @@ def _encode_integers(raw):
 
 
 def _encode_column(values, name):
-    """Factorise one attribute in one pass, rejecting missing values."""
-    if isinstance(values, np.ndarray) and values.dtype.kind in "biu":
-        return _encode_integer_column(values, name)  # no missing values possible
-    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
+    """Encode one attribute (a Series or an ndarray); refuse missing values.
+
+    Labels are sorted (when orderable); a categorical's keep the category order.
+    """
+    if isinstance(values.dtype, pd.CategoricalDtype):
         codes, labels = values.cat.codes.to_numpy(), values.cat.categories
         _check_missing(codes < 0, name)
         present = np.bincount(codes, minlength=len(labels)) > 0
@@ -284,26 +281,23 @@ def _encode_column(values, name):
             absent = [labels[i] for i in np.flatnonzero(~present)]
             raise ValueError(EMPTY_GROUP_ERROR.format(labels=absent, name=name))
         return codes.astype(np.intp), tuple(labels.tolist())
-    if isinstance(values, pd.Series):
-        if getattr(values.dtype, "storage", None) == "pyarrow":
-            return _encode_arrow(values.array, name)
-        values = values.to_numpy()
-    raw = np.asarray(values)
-    if raw.dtype.kind in "biu":
-        return _encode_integer_column(raw, name)
-    if raw.dtype.kind == "U" and raw.ndim == 1:
-        codes, uniques = _factorize_unicode(raw)
+    if getattr(values.dtype, "storage", "") == "pyarrow":
+        kind = values.dtype.kind
+        codes, uniques = pd.factorize(values.array)  # Arrow's dictionary encoding
     else:
-        codes, uniques = pd.factorize(raw)  # missing values get code -1
-        _check_missing(codes < 0, name)
-    codes, labels = _sort_labels(codes, list(uniques))
-    _check_continuous(name, raw.dtype.kind, len(labels), codes.shape[0])
-    return codes, labels
-
-
-def _encode_integer_column(raw, name):
-    codes, labels = _encode_integers(raw)
-    _check_continuous(name, raw.dtype.kind, len(labels), codes.shape[0])
+        raw = np.asarray(values)
+        kind = raw.dtype.kind
+        if kind in "biu":  # sorted labels, no missing values
+            codes, labels = _encode_integers(raw)
+            _check_continuous(name, kind, len(labels), codes.shape[0])
+            return codes, labels
+        if kind == "U":
+            codes, uniques = _factorize_unicode(raw)
+        else:
+            codes, uniques = pd.factorize(raw)  # missing values get code -1
+    _check_missing(codes < 0, name)
+    codes, labels = _sort_labels(codes, uniques)
+    _check_continuous(name, kind, len(labels), codes.shape[0])
     return codes, labels
 
 
@@ -316,14 +310,7 @@ def _check_missing(missing, name):
 
 
 def _check_continuous(name, kind, n_groups, n_samples):
-    """Refuse an attribute that looks like a continuous variable.
-
-    The rule: more than ``MAX_NUMERIC_GROUPS`` distinct values in a numeric
-    (int or float, not categorical) column, or, for any column, more than
-    ``MAX_NUMERIC_GROUPS`` groups averaging fewer than ``_MIN_MEAN_GROUP_SIZE``
-    samples. A pandas categorical is never refused: its categories are
-    declared groups.
-    """
+    """Refuse an attribute that looks continuous (see MAX_NUMERIC_GROUPS)."""
     many = n_groups > MAX_NUMERIC_GROUPS
     if many and (kind in "iuf" or n_groups * _MIN_MEAN_GROUP_SIZE > n_samples):
         raise ValueError(
@@ -335,32 +322,18 @@ def _check_continuous(name, kind, n_groups, n_samples):
 
 def _sort_labels(codes, uniques):
     """Renumber codes so that the labels are sorted (when they are orderable)."""
+    uniques = [u.item() if isinstance(u, np.generic) else u for u in uniques]
+    identity = list(range(len(uniques)))
     try:
-        order = sorted(range(len(uniques)), key=uniques.__getitem__)
+        order = sorted(identity, key=uniques.__getitem__)
     except TypeError:  # labels of mixed, unorderable types: first-seen order
-        return codes.astype(np.intp, copy=False), tuple(uniques)
+        order = identity
+    labels = tuple(uniques[k] for k in order)
+    if order == identity:
+        return codes.astype(np.intp, copy=False), labels
     rank = np.empty(len(uniques), dtype=np.intp)
     rank[order] = np.arange(len(uniques))
-    labels = tuple(_python_scalar(uniques[k]) for k in order)
     return rank[codes], labels
-
-
-def _python_scalar(value):
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _encode_arrow(array, name):
-    """Dictionary-encode an Arrow-backed column (pandas' ``str`` dtype)."""
-    import pyarrow as pa  # present whenever pandas holds Arrow-backed data
-
-    encoded = pa.chunked_array(pa.array(array)).dictionary_encode().combine_chunks()
-    indices = encoded.indices
-    if indices.null_count:
-        _check_missing(np.asarray(indices.is_null()), name)
-    codes = indices.to_numpy(zero_copy_only=False).astype(np.intp)
-    codes, labels = _sort_labels(codes, encoded.dictionary.to_pylist())
-    _check_continuous(name, "O", len(labels), codes.shape[0])
-    return codes, labels
 
 
 def _factorize_unicode(raw):
@@ -380,14 +353,14 @@ def _factorize_unicode(raw):
     units = raw.view(np.uint32).reshape(-1, width)
     bits = max(int(units.max()).bit_length(), 1)
     exact = bits * width <= 64
-    step, mix = (bits, np.bitwise_or) if exact else (20, np.bitwise_xor)
     keys = units[:, 0].astype(np.uint64)
     for k in range(1, width):
-        if exact:
-            keys <<= np.uint64(step)
-        else:
+        if exact:  # shift the next code unit in
+            keys <<= np.uint64(bits)
+            keys |= units[:, k]
+        else:  # multiplicative hash
             keys *= np.uint64(0x9E3779B97F4A7C15)
-        mix(keys, units[:, k], out=keys)
+            keys ^= units[:, k]
     codes, packed = pd.factorize(keys)
     if exact:  # unpack the labels from their keys
         shifts = np.arange(width - 1, -1, -1, dtype=np.uint64) * np.uint64(bits)
@@ -458,26 +431,20 @@ def check_sensitive_features(
             # a list mixing strings with None/NaN: keep the missing values
             array = np.asarray(sensitive_features, dtype=object)
         if array.ndim == 1:
-            columns, names = [array], ["sensitive_features"]
-        elif array.ndim == 2:
-            columns = [array[:, k] for k in range(array.shape[1])]
-            names = (
-                ["sensitive_features"]
-                if array.shape[1] == 1
-                else [f"attribute_{k}" for k in range(array.shape[1])]
-            )
-        else:
+            array = array.reshape(-1, 1)
+        if array.ndim != 2:
             raise ValueError(SENSITIVE_NDIM_ERROR.format(shape=array.shape))
+        columns = [array[:, k] for k in range(array.shape[1])]
+        names = (
+            ["sensitive_features"]
+            if array.shape[1] == 1
+            else [f"attribute_{k}" for k in range(array.shape[1])]
+        )
     if not columns or len(columns[0]) == 0:
         raise ValueError(SENSITIVE_EMPTY_ERROR)
-    if n_samples is not None and len(columns[0]) != n_samples:
-        raise ValueError(
-            LENGTH_MISMATCH_ERROR.format(
-                first_name="sensitive_features",
-                first_len=len(columns[0]),
-                second_name=against,
-                second_len=n_samples,
-            )
+    if n_samples is not None:
+        check_same_length(
+            columns[0], n_samples, first_name="sensitive_features", second_name=against
         )
     encoded = [_encode_column(col, name) for col, name in zip(columns, names)]
     if len(encoded) == 1:
@@ -584,17 +551,7 @@ def check_min_group_size(min_group_size):
 def apply_min_group_size(grouping, min_group_size):
     """Warn about small groups (None) or leave them out (an int), once.
 
-    Parameters
-    ----------
-    grouping : Grouping
-        The groups.
-    min_group_size : int or None
-        See :func:`sensitive_groupings` (validated there).
-
-    Returns
-    -------
-    grouping : Grouping
-        ``grouping`` itself, or without the groups below ``min_group_size``.
+    ``min_group_size`` is validated by the caller (:func:`check_min_group_size`).
     """
     if min_group_size is not None:
         return grouping.keep_at_least(min_group_size)
@@ -697,29 +654,29 @@ def privileged_by_column(privileged, sensitive):
     ['m', 'w']
     """
     spec = _normalise_spec(sensitive)
-    if isinstance(privileged, dict):
-        keys = list(privileged)
-        if len(keys) != len(spec) or any(
-            not any(_same_key(k, s) for k in keys) for s in spec
-        ):
-            raise ValueError(PRIVILEGED_KEYS_ERROR.format(expected=spec, got=keys))
-        return [next(privileged[k] for k in keys if _same_key(k, s)) for s in spec]
     if privileged is None:
         return [None] * len(spec)
-    if len(spec) != 1:
-        raise TypeError(
-            PRIVILEGED_TYPE_ERROR.format(privileged=privileged, sensitive=sensitive)
-        )
-    return [privileged]
+    if not isinstance(privileged, dict):
+        if len(spec) != 1:
+            raise TypeError(
+                PRIVILEGED_TYPE_ERROR.format(privileged=privileged, sensitive=sensitive)
+            )
+        return [privileged]
+    by_column = {_column_key(key): value for key, value in privileged.items()}
+    wanted = [_column_key(item) for item in spec]
+    if len(privileged) != len(spec) or set(by_column) != set(wanted):
+        keys = list(privileged)
+        raise ValueError(PRIVILEGED_KEYS_ERROR.format(expected=spec, got=keys))
+    return [by_column[key] for key in wanted]
 
 
-def _same_key(key, item):
-    """Whether a key of ``privileged`` names the column ``item`` of the spec."""
-    if isinstance(key, str) or isinstance(item, str):
-        return isinstance(key, str) and isinstance(item, str) and key == item
-    if isinstance(key, bool) or not isinstance(key, (int, np.integer)):
-        return False
-    return int(key) == int(item)
+def _column_key(item):
+    """A column name as is, an integer index as an int, anything else as None."""
+    if isinstance(item, str):
+        return item
+    if isinstance(item, numbers.Integral) and not isinstance(item, bool):
+        return int(item)
+    return None
 
 
 def _normalise_spec(sensitive):
@@ -743,9 +700,6 @@ def _normalise_spec(sensitive):
 def _resolve_positions(X, sensitive):
     """Return the integer column positions and names that ``sensitive`` names."""
     spec = _normalise_spec(sensitive)
-    if hasattr(X, "tocsr") or hasattr(X, "sparse"):
-        if not isinstance(X, pd.DataFrame):
-            raise TypeError(SPEC_SPARSE_ERROR)
     if isinstance(X, pd.DataFrame):
         columns = list(X.columns)
         missing = [s for s in spec if s not in columns]
@@ -756,13 +710,13 @@ def _resolve_positions(X, sensitive):
             )
         positions = [columns.index(s) for s in spec]
         return positions, [str(s) for s in spec]
-    shape = getattr(X, "shape", None)
-    if shape is None:
+    if hasattr(X, "tocsr") or hasattr(X, "sparse"):
+        raise TypeError(SPEC_SPARSE_ERROR)
+    if not hasattr(X, "shape"):
         X = np.asarray(X)
-        shape = X.shape
-    if len(shape) != 2:
-        raise ValueError(f"X must be 2-dimensional; got shape {tuple(shape)}.")
-    n_features = shape[1]
+    if len(X.shape) != 2:
+        raise ValueError(f"X must be 2-dimensional; got shape {tuple(X.shape)}.")
+    n_features = X.shape[1]
     positions = []
     for item in spec:
         if isinstance(item, str):
@@ -809,6 +763,20 @@ def select_sensitive(X, sensitive):
     return pd.DataFrame(
         {name: np.asarray(array[:, p]).ravel() for name, p in zip(names, positions)}
     )
+
+
+def codes_as_groups(codes):
+    """Integer group codes (``>= 0``) as a categorical Series of the groups present.
+
+    For skfair's own calls of the public metrics on group codes: the
+    resolver takes a categorical's categories as groups, whereas plain
+    integer codes of more than ``MAX_NUMERIC_GROUPS`` groups would look like
+    a continuous numeric attribute. Labels are the codes themselves.
+    """
+    present = np.flatnonzero(np.bincount(codes))
+    table = np.zeros(present[-1] + 1, dtype=np.intp)
+    table[present] = np.arange(present.size)
+    return pd.Series(pd.Categorical.from_codes(table[codes], categories=present))
 
 
 def drop_unused_categories(columns):

@@ -1,4 +1,4 @@
-"""Input validation shared by every skfair metric and estimator.
+"""Input validation (and the estimators' shared pieces) for all of skfair.
 
 Error messages are module constants so that tests can import and compare them
 (the fairlearn convention). Private helpers downstream trust what these return.
@@ -49,10 +49,19 @@ LABEL_NAN_ERROR = "{name} contains missing values; hard labels are needed."
 SAMPLE_WEIGHT_ERROR = (
     "sample_weight must be finite and non-negative with a positive sum; {problem}."
 )
+ONLY_BINARY_ERROR = (
+    "Only binary classification is supported. {estimator} needs a target of "
+    "exactly two classes, but y holds {n_classes} distinct value(s) (type of "
+    "target {y_type!r}): {classes}. Fit on data holding both classes, or reduce "
+    "the target to two (e.g. one class against the rest)."
+)
 
 
 def column_1d(values, *, name):
     """Return ``values`` as a 1-D array (an ``(n, 1)`` column is flattened).
+
+    scikit-learn's ``column_or_1d`` adds a ``check_array`` pass, and its
+    error does not name the argument.
 
     Parameters
     ----------
@@ -100,16 +109,14 @@ def column_or_1d_numeric(values, *, name):
     array([1., 2.])
     """
     array = column_1d(values, name=name)
-    if array.dtype.kind not in "biuf":
-        try:
-            if array.dtype.kind in "cmM":
-                raise TypeError
-            array = array.astype(np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(
-                NOT_NUMERIC_ERROR.format(name=name, dtype=array.dtype)
-            ) from None
-    return np.ascontiguousarray(array, dtype=np.float64)
+    try:
+        if array.dtype.kind in "cmM":  # complex, timedelta, datetime
+            raise TypeError
+        return np.ascontiguousarray(array, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            NOT_NUMERIC_ERROR.format(name=name, dtype=array.dtype)
+        ) from None
 
 
 def same_label(label, value):
@@ -210,8 +217,7 @@ def check_scores(y_score, *, name="y_score", unit_interval_for=None):
         raise ValueError(EMPTY_INPUT_ERROR.format(name=name))
     low, high = scores.min(), scores.max()  # NaN propagates; no copy
     if not (np.isfinite(low) and np.isfinite(high)):
-        finite = np.isfinite(scores)
-        bad = np.flatnonzero(~finite)
+        bad = np.flatnonzero(~np.isfinite(scores))
         what = "NaN" if np.isnan(scores[bad[0]]) else "infinity"
         raise ValueError(
             NON_FINITE_ERROR.format(
@@ -230,10 +236,13 @@ def check_scores(y_score, *, name="y_score", unit_interval_for=None):
 def check_same_length(first, second, *, first_name, second_name):
     """Raise a ValueError naming both lengths when they differ.
 
+    scikit-learn's ``check_consistent_length`` does not name the arguments.
+
     Parameters
     ----------
-    first, second : sized
-        Objects with ``len`` (arrays, Series, DataFrames).
+    first, second : sized or int
+        Objects with ``len`` (arrays, Series, DataFrames), or a number of
+        samples.
     first_name, second_name : str
         Their argument names.
 
@@ -254,6 +263,8 @@ def check_same_length(first, second, *, first_name, second_name):
 
 
 def _num_samples(x):
+    if isinstance(x, numbers.Integral):
+        return int(x)
     shape = getattr(x, "shape", None)
     if shape is not None and len(shape) > 0:
         return int(shape[0])
@@ -285,10 +296,7 @@ def check_binary_target(y_true, *, name="y_true", why="this metric"):
     >>> y.tolist(), classes.tolist()
     ([0, 1, 1], ['no', 'yes'])
     """
-    values = column_1d(y_true, name=name)
-    if values.dtype.kind == "f" and np.isnan(values).any():
-        raise ValueError(f"{name} contains NaN.")
-    classes, encoded = np.unique(values, return_inverse=True)
+    classes, encoded = np.unique(_labels_1d(y_true, name), return_inverse=True)
     if classes.size != 2:
         shown = classes[:10].tolist()
         raise ValueError(
@@ -297,6 +305,37 @@ def check_binary_target(y_true, *, name="y_true", why="this metric"):
             )
         )
     return encoded.astype(np.int64), classes
+
+
+def check_binary_y(y, *, estimator):
+    """Check the target of a binary classifier's ``fit``: ``(y01, classes)``.
+
+    As :func:`check_binary_target`, but any other target (one class,
+    multiclass, continuous) raises :data:`ONLY_BINARY_ERROR`, which names
+    ``estimator`` and opens as scikit-learn's common checks expect.
+    """
+    from sklearn.utils.multiclass import type_of_target  # skfair.utils is light
+
+    y_type = type_of_target(y, input_name="y", raise_unknown=True)
+    classes, name = np.unique(y), type(estimator).__name__
+    if y_type != "binary" or classes.size != 2:
+        raise ValueError(
+            ONLY_BINARY_ERROR.format(
+                estimator=name,
+                y_type=y_type,
+                n_classes=classes.size,
+                classes=classes[:10].tolist(),
+            )
+        )
+    return check_binary_target(y, name="y", why=name)
+
+
+def _labels_1d(values, name):
+    """``values`` as a 1-D array of class labels, none missing."""
+    array = column_1d(values, name=name)
+    if pd.isna(array).any():
+        raise ValueError(LABEL_NAN_ERROR.format(name=name))
+    return array
 
 
 def check_hard_labels(y_true, y_pred, *, pos_label=None):
@@ -322,12 +361,7 @@ def check_hard_labels(y_true, y_pred, *, pos_label=None):
     >>> truth.tolist(), pred.tolist()
     ([False, True], [True, True])
     """
-    arrays = []
-    for values, name in ((y_true, "y_true"), (y_pred, "y_pred")):
-        array = column_1d(values, name=name)
-        if pd.isna(array).any():
-            raise ValueError(LABEL_NAN_ERROR.format(name=name))
-        arrays.append(array)
+    arrays = [_labels_1d(y_true, "y_true"), _labels_1d(y_pred, "y_pred")]
     check_same_length(*arrays, first_name="y_true", second_name="y_pred")
     classes = pd.unique(np.concatenate([a.astype(object) for a in arrays]))
     try:
@@ -369,15 +403,9 @@ def check_sample_weight_1d(sample_weight, n_samples, *, against="X"):
     if sample_weight is None:
         return None
     weights = column_or_1d_numeric(sample_weight, name="sample_weight")
-    if weights.shape[0] != n_samples:
-        raise ValueError(
-            LENGTH_MISMATCH_ERROR.format(
-                first_name="sample_weight",
-                first_len=weights.shape[0],
-                second_name=against,
-                second_len=n_samples,
-            )
-        )
+    check_same_length(
+        weights, n_samples, first_name="sample_weight", second_name=against
+    )
     if not np.isfinite(weights).all():
         raise ValueError(SAMPLE_WEIGHT_ERROR.format(problem="got NaN or infinity"))
     if (weights < 0).any():

@@ -25,6 +25,7 @@ from skfair.metrics._audit import (  # noqa: E402
 from skfair.metrics._dask_engine import PARTITION_NON_FINITE_ERROR  # noqa: E402
 from skfair.utils import SmallGroupWarning  # noqa: E402
 from skfair.utils._dask import MIXED_INPUT_ERROR  # noqa: E402
+from skfair.utils._validation import NON_BINARY_ERROR  # noqa: E402
 
 FAST = {"n_resamples": 9, "n_permutations": 9}
 # exact to the last bit: MCDP and rates; sums of scores (ΔDP_c) and areas
@@ -145,6 +146,18 @@ def test_dask_audit_equals_the_in_memory_audit(
         assert lazy.left_out == [("g", "c", int((frame["g"] == "c").sum()))]
 
 
+def test_more_than_fifty_groups():
+    # 60 string groups: the Dask audit counts samples, not its distinct rows,
+    # and the in-memory resampling keeps them groups (not a numeric column)
+    rng = np.random.default_rng(2)
+    g = np.repeat([f"g{i:02d}" for i in range(60)], 50)
+    frame = pd.DataFrame({"s": rng.random(g.size), "g": g})
+    eager = audit(None, frame["s"], sensitive_features=frame["g"], **FAST)
+    lazy_frame = dd.from_pandas(frame, npartitions=2)
+    lazy = audit(None, lazy_frame["s"], sensitive_features=lazy_frame["g"])
+    assert_same_numbers(lazy, eager)
+
+
 def test_dask_arrays(frame):
     chunks = (100, 500, 600)
     codes = frame["g"].map({"a": 0, "b": 1, "c": 2}).to_numpy()
@@ -199,6 +212,15 @@ def test_dask_errors(frame):
         audit(None, lazy_frame["s"], sensitive_features=frame["h"])
     with pytest.raises(ValueError, match=re.escape("must lie in [0, 1] for an audit")):
         audit(None, lazy_frame["s"] * 2, sensitive_features=lazy_frame["h"])
+    three = dd.from_pandas(frame.assign(y=np.resize(["no", "yes", "?"], 1200)), 2)
+    for pos_label in (None, "yes"):  # as in memory, pos_label or not
+        with pytest.raises(ValueError, match=pre(NON_BINARY_ERROR)):
+            audit(
+                three["y"],
+                three["s"],
+                sensitive_features=three["h"],
+                pos_label=pos_label,
+            )
     bad = frame.assign(s=frame["s"].where(frame.index != 900))
     lazy_bad = dd.from_pandas(bad, npartitions=2)
     with pytest.raises(ValueError, match=pre(PARTITION_NON_FINITE_ERROR)):

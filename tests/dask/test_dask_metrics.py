@@ -5,6 +5,7 @@ engines are reached through ``skfair.utils._dask.dask_dispatch`` applied here
 to the public functions (a no-op wrapper if they are already decorated).
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -280,6 +281,79 @@ def test_group_gaps_equal_numpy(name):
             pos_label="yes",
         )
         assert got == exp
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "demographic_parity_gap",
+        "equal_opportunity_gap",
+        "predictive_quality_parity_gap",
+    ],
+)
+def test_group_gaps_count_samples_not_distinct_rows(name):
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    rng = np.random.default_rng(11)
+    # "b" is the largest group but holds one distinct (truth, pred) row, "a"
+    # and "c" hold four: the default privileged group and min_group_size
+    # must count samples, not the distinct rows the engine aggregates
+    sizes = {"a": 40, "b": 300, "c": 25}
+    g = np.repeat(list(sizes), list(sizes.values()))
+    truth, pred = rng.integers(0, 2, g.size), rng.integers(0, 2, g.size)
+    truth[g == "b"], pred[g == "b"] = 1, 1
+    df = pd.DataFrame({"t": truth, "p": pred, "g": g}).sample(frac=1, random_state=0)
+    ddf = frame_partitions(df, uneven_chunks(rng, g.size, 3))
+    for kw in ({}, {"min_group_size": 30}, {"privileged": "c"}):
+        exp = getattr(M, name)(df["t"], df["p"], sensitive_features=df["g"], **kw)
+        got = on_dask(name)(ddf["t"], ddf["p"], sensitive_features=ddf["g"], **kw)
+        assert got == exp, kw
+    assert on_dask(name)(
+        ddf["t"], ddf["p"], sensitive_features=ddf["g"], privileged="b"
+    ) == (getattr(M, name)(df["t"], df["p"], sensitive_features=df["g"]))
+    if name != "demographic_parity_gap":  # no positive label / prediction in b
+        flipped = (1 - ddf["t"], 1 - ddf["p"])
+        with pytest.warns(UndefinedMetricWarning, match="privileged group"):
+            assert np.isnan(on_dask(name)(*flipped, sensitive_features=ddf["g"]))
+
+
+def test_many_string_groups_count_samples_not_distinct_rows():
+    from skfair.utils._sensitive import CONTINUOUS_SENSITIVE_ERROR
+
+    # 60 string groups of 100 samples: the engines see about one distinct row
+    # per group, which the rule on the mean group size must not count as
+    # samples (it refused this data on Dask only); a string column with a
+    # value per sample is still refused, with the data's sample count
+    rng = np.random.default_rng(5)
+    g = np.repeat([f"g{i:02d}" for i in range(60)], 100)
+    df = pd.DataFrame(
+        {"t": rng.integers(0, 2, g.size), "p": rng.integers(0, 2, g.size)}
+    ).assign(s=rng.random(g.size), g=g, a=g, b=g.astype(object))
+    ddf = dd.from_pandas(df, npartitions=3)
+    kw = {"sensitive_features": df[["a", "b"]], "combine": "marginal"}
+    lazy = {"sensitive_features": ddf[["a", "b"]], "combine": "marginal"}
+    assert M.mcdp(None, ddf["s"], **lazy) == M.mcdp(None, df["s"], **kw)
+    array = da.from_array(df["g"].to_numpy(), chunks=2000)
+    assert M.abcc(
+        None, da.from_array(df["s"].to_numpy(), chunks=2000), sensitive_features=array
+    ) == pytest.approx(  # the sum of areas in another order, as above
+        M.abcc(None, df["s"].to_numpy(), sensitive_features=g), rel=1e-10
+    )
+    gap = M.demographic_parity_gap(df["t"], df["p"], sensitive_features=df["g"])
+    assert gap == on_dask("demographic_parity_gap")(
+        ddf["t"], ddf["p"], sensitive_features=ddf["g"]
+    )
+    few = df.iloc[:200].assign(g=[f"id{i % 60}" for i in range(200)])
+    ids = dd.from_pandas(few, npartitions=3)
+    message = CONTINUOUS_SENSITIVE_ERROR.format(name="g", n_groups=60, n_samples=200)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        M.mcdp(None, ids["s"], sensitive_features=ids["g"])
+    # a numeric one is refused in the pass over the partitions, before its
+    # per-value histograms are built (each partition alone has too many values)
+    ages = dd.from_pandas(df.assign(g=np.arange(g.size) % 3000 + 0.5), 3)
+    message = CONTINUOUS_SENSITIVE_ERROR.format(name="g", n_groups=2000, n_samples=2000)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        M.mcdp(None, ages["s"], sensitive_features=ages["g"])
 
 
 # ---------------------------------------------------------------------------

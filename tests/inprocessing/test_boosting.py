@@ -83,3 +83,16 @@ def test_bad_parameters(param, value):
     X, y, _ = _data(n=100)
     with pytest.raises(InvalidParameterError, match=param):
         FairLGBMClassifier(sensitive=0, **{param: value}).fit(X, y)
+
+
+def test_a_decision_of_exactly_zero_predicts_the_first_class():
+    # balanced labels and leaves too small to split: every raw score is 0.
+    # predict agrees with the sign of the decision and with predict_proba's
+    # argmax (scikit-learn's rule), as it did not when it thresholded >= 0.5
+    X = np.array([[0, 1.0], [1, 2.0], [0, 3.0], [1, 4.0]] * 3)
+    y = np.array(["a", "b", "b", "a"] * 3)
+    clf = FairLGBMClassifier(sensitive=0, n_estimators=3, min_group_size=1)
+    clf.fit(X, y)
+    np.testing.assert_array_equal(clf.decision_function(X), 0.0)
+    np.testing.assert_array_equal(clf.predict_proba(X), 0.5)
+    assert clf.predict(X).tolist() == ["a"] * 12

@@ -110,3 +110,21 @@ def test_min_group_size_is_validated(make, bad):
     X, y, _ = _data()
     with pytest.raises(InvalidParameterError, match="min_group_size"):
         make(min_group_size=bad).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        FairLGBMClassifier(sensitive=1, n_estimators=3),
+        FairMLPClassifier(sensitive=1, max_iter=3),
+    ],
+    ids=["boosting", "mlp"],
+)
+def test_more_than_fifty_groups_train(estimator):
+    # the MCDP penalty locates the worst pair on the group codes: as plain
+    # integers, 60 groups looked like a continuous attribute and fit failed
+    rng = np.random.default_rng(0)
+    groups = np.repeat(np.arange(60), 30).astype(str)
+    X = np.column_stack([rng.normal(size=groups.size), groups]).astype(object)
+    y = (X[:, 0].astype(float) + rng.normal(size=groups.size) > 0).astype(int)
+    assert estimator.fit(X, y).predict_proba(X).shape == (groups.size, 2)

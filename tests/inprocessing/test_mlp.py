@@ -8,10 +8,11 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skfair.inprocessing import FairMLPClassifier
-from skfair.inprocessing._base import BINARY_TARGET_ERROR, NO_FEATURES_ERROR
 from skfair.metrics import make_mcdp_scorer, mcdp
 from skfair.model_selection import fairest_within
+from skfair.utils._estimator import NO_FEATURES_ERROR
 from skfair.utils._sensitive import TOO_FEW_GROUPS_ERROR
+from skfair.utils._validation import ONLY_BINARY_ERROR
 
 
 def _data(n=600, seed=0):
@@ -128,8 +129,8 @@ def test_non_binary_target():
     y3 = y + (X[:, 2] > 1)
     with pytest.raises(ValueError) as info:
         _fast().fit(X, y3)
-    assert str(info.value) == BINARY_TARGET_ERROR.format(
-        kind="multiclass",
+    assert str(info.value) == ONLY_BINARY_ERROR.format(
+        y_type="multiclass",
         n_classes=3,
         classes=[0, 1, 2],
         estimator="FairMLPClassifier",
@@ -151,7 +152,7 @@ def test_no_feature_left():
     with pytest.raises(ValueError) as info:
         _fast().fit(X[:, :1], y)
     assert str(info.value) == NO_FEATURES_ERROR.format(
-        estimator="FairMLPClassifier", n_features=1
+        estimator="FairMLPClassifier", n_features=1, names=["x0"]
     )
 
 

@@ -9,6 +9,7 @@ from scipy import stats
 
 from skfair.metrics import (
     abcc,
+    abpc,
     delta_dp,
     disparity_test,
     dkw_halfwidth,
@@ -607,3 +608,23 @@ def test_min_group_size_errors():
         with pytest.raises(ValueError, match=re.escape(tail)):
             func(None, y, sensitive_features=s, min_group_size=500)
     assert "min_group_size" in MIN_GROUP_SIZE_ERROR
+
+
+def test_more_than_fifty_groups_stay_groups_on_resamples():
+    # the direct path relabels resamples with group codes: as plain integers,
+    # 60 groups looked like a continuous numeric attribute and were refused
+    rng = np.random.default_rng(4)
+    groups = np.repeat([f"g{i:02d}" for i in range(60)], 40)
+    y_score = rng.random(groups.size)
+    result = metric_confidence_interval(
+        None,
+        y_score,
+        sensitive_features=groups,
+        metric="abpc",
+        n_resamples=3,
+        metric_params={"n_points": 64},
+        random_state=0,
+    )
+    expected = abpc(None, y_score, sensitive_features=groups, n_points=64)
+    assert result.estimate == expected
+    assert result.low <= result.high

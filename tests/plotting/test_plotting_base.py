@@ -1,3 +1,5 @@
+import inspect
+import re
 import sys
 
 import numpy as np
@@ -127,3 +129,58 @@ def test_get_response_values_orientation():
     with pytest.raises(ValueError, match="binary classifier"):
         get_response_values(clf3, X)
     assert "binary" in NOT_BINARY_ERROR
+
+
+@pytest.mark.parametrize(
+    "cls", [GroupCDFDisplay, MCDPCurveDisplay, ThresholdDisparityDisplay]
+)
+def test_from_estimator_forwards_every_argument(cls, monkeypatch):
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=60), np.repeat([0, 1], 30)])
+    y = (X[:, 0] > 0).astype(int)
+    clf = LogisticRegression().fit(X, y)
+    own = {"estimator", "X", "y", "sensitive", "response_method", "pos_label"}
+    shared = set(inspect.signature(cls.from_estimator).parameters) - own - {"name"}
+    scores_and_groups = {"y_true", "y_score", "sensitive_features", "name"}
+    assert set(inspect.signature(cls.from_predictions).parameters) == (
+        shared | scores_and_groups
+    )
+    received = {}
+
+    def spy(_, y_true, y_score, **kwargs):
+        received.update(kwargs, y_true=y_true, y_score=y_score)
+
+    monkeypatch.setattr(cls, "from_predictions", classmethod(spy))
+    given = {key: object() for key in shared}  # each must arrive untouched
+    cls.from_estimator(clf, X, y, sensitive=1, pos_label=0, **given)
+    assert received.pop("y_true") is y
+    assert np.array_equal(received.pop("y_score"), clf.predict_proba(X)[:, 0])
+    assert np.array_equal(np.ravel(received.pop("sensitive_features")), X[:, 1])
+    assert received.pop("name") == "LogisticRegression"
+    assert received == given
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [
+        GroupCDFDisplay,
+        MCDPCurveDisplay,
+        ThresholdDisparityDisplay,
+        FairnessTradeoffDisplay,
+    ],
+)
+def test_every_parameter_is_documented(cls):
+    methods = ["plot", "from_predictions", "from_estimator"]
+    methods += ["from_cv_results", "from_compare_table"]
+    for name in (m for m in methods if hasattr(cls, m)):
+        method = getattr(cls, name)
+        doc = inspect.getdoc(method)
+        assert not re.search(r"^\s*<\w+>$", doc, flags=re.M), "unfilled placeholder"
+        section = doc.split("Parameters\n----------\n")[1].split("\n\n")[0]
+        documented = {
+            part.strip()
+            for line in section.splitlines()
+            if not line.startswith(" ")
+            for part in line.split(" :")[0].split(",")
+        }
+        assert documented == set(inspect.signature(method).parameters) - {"self"}

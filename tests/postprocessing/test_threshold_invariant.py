@@ -35,14 +35,13 @@ from skfair.metrics import abcc, delta_dp, make_mcdp_scorer, mcdp
 from skfair.model_selection import fairest_within
 from skfair.postprocessing import ThresholdInvariantClassifier
 from skfair.postprocessing._threshold_invariant import (
-    ONLY_BINARY_ERROR,
     SAMPLE_WEIGHT_UNSUPPORTED_ERROR,
     UNSEEN_GROUP_ERROR,
     _cdf_bounds,
     _weighted_quantiles,
 )
 from skfair.utils import SmallGroupWarning
-from skfair.utils._validation import NON_BINARY_ERROR
+from skfair.utils._validation import NON_BINARY_ERROR, ONLY_BINARY_ERROR
 
 
 def make_data(n=1000, seed=0, n_groups=2):
@@ -281,7 +280,10 @@ def test_targets_that_are_not_binary(frozen_lr):
     with pytest.raises(ValueError) as excinfo:
         clf.fit(X, y3)
     assert str(excinfo.value) == ONLY_BINARY_ERROR.format(
-        y_type="multiclass", n_classes=3, classes=[0, 1, 2]
+        estimator="ThresholdInvariantClassifier",
+        y_type="multiclass",
+        n_classes=3,
+        classes=[0, 1, 2],
     )
     with pytest.raises(ValueError, match="Only binary classification"):
         clf.fit(X, X[:, 1])  # continuous

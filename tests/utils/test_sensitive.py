@@ -299,3 +299,38 @@ def test_python_backed_strings_need_no_pyarrow(monkeypatch, na_value):
     attrs = check_sensitive_features(column)
     assert attrs.categories == (("f", "m"),)
     assert attrs.codes[:, 0].tolist() == [1, 0, 1]
+
+
+@pytest.mark.parametrize(
+    ("column", "categories"),
+    [
+        (np.array([True, True]), ((True,),)),
+        (np.array([False, False]), ((False,),)),
+        (np.array([10**12, -5, 10**12]), ((-5, 10**12),)),  # too sparse for a table
+    ],
+)
+def test_one_encoding_per_dtype(column, categories):
+    attrs = check_sensitive_features(column)
+    assert attrs.categories == categories
+    assert [type(label) for label in attrs.categories[0]] == [
+        type(label) for label in categories[0]
+    ]
+
+
+def test_arrow_columns_follow_the_numpy_rules():
+    with pytest.raises(ValueError, match="missing value.*position 1"):
+        check_sensitive_features(pd.Series(["a", None, "b"], dtype="str"))
+    pytest.importorskip("pyarrow")
+    ints = pd.Series([2, 1, 2], dtype="int64[pyarrow]")
+    assert check_sensitive_features(ints).categories == ((1, 2),)
+    ages = pd.Series(np.arange(60).repeat(20), dtype="int64[pyarrow]")
+    with pytest.raises(ValueError, match="looks continuous"):
+        check_sensitive_features(ages)  # numeric, as with a NumPy int column
+
+
+def test_privileged_keys_are_exactly_the_columns():
+    with pytest.raises(ValueError, match="exactly the sensitive columns"):
+        privileged_by_column({"s": "m", "r": 2}, ["s", "s"])
+    with pytest.raises(ValueError, match="exactly the sensitive columns"):
+        privileged_by_column({True: "m"}, 1)  # a bool is no column index
+    assert privileged_by_column({"0": "a", 0: "b"}, [0, "0"]) == ["b", "a"]

@@ -16,7 +16,10 @@ from skfair.utils import (
 )
 from skfair.utils._validation import (
     INDEX_MISMATCH_ERROR,
+    LABEL_NAN_ERROR,
     NON_BINARY_ERROR,
+    ONLY_BINARY_ERROR,
+    check_binary_y,
     check_hard_labels,
 )
 
@@ -106,3 +109,36 @@ def test_check_hard_labels_and_same_label():
     assert check_hard_labels(["a"], ["a"], pos_label="b")[0].tolist() == [False]
     assert same_label(("a", 1), ("a", np.int64(1))) and not same_label("a", ("a",))
     assert column_1d(pd.Series([1, 2]), name="y").tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("y", [[0.0, np.nan, 1.0], np.array(["a", None], dtype=object)])
+def test_missing_labels_are_refused_by_one_message(y):
+    message = LABEL_NAN_ERROR.format(name="y_true")
+    with pytest.raises(ValueError, match=message):
+        check_binary_target(y)
+    with pytest.raises(ValueError, match=message):
+        check_hard_labels(y, y)
+
+
+def test_check_same_length_takes_a_number_of_samples():
+    check_same_length(np.zeros((3, 2)), 3, first_name="X", second_name="y")
+    with pytest.raises(ValueError, match="X has 3 and y has 4"):
+        check_same_length(np.zeros((3, 2)), 4, first_name="X", second_name="y")
+
+
+class _Clf:
+    """An estimator's stand-in: check_binary_y names its class."""
+
+
+def test_check_binary_y():
+    y, classes = check_binary_y(np.array(["b", "a", "b"]), estimator=_Clf())
+    assert y.tolist() == [1, 0, 1] and classes.tolist() == ["a", "b"]
+    cases = [([0, 1, 2], "multiclass", 3, [0, 1, 2]), ([1, 1], "binary", 1, [1])]
+    cases.append(([0.5, 1.5, 2.0], "continuous", 3, [0.5, 1.5, 2.0]))
+    for y, y_type, n, classes in cases:
+        with pytest.raises(ValueError) as info:
+            check_binary_y(np.array(y), estimator=_Clf())
+        assert str(info.value) == ONLY_BINARY_ERROR.format(
+            estimator="_Clf", y_type=y_type, n_classes=n, classes=classes
+        )
+    assert str(info.value).startswith("Only binary classification is supported.")

@@ -1,0 +1,103 @@
+"""Shared pieces of skfair's estimators (ensemble, in-processing, post-processing)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._sensitive import select_sensitive
+
+NO_FEATURES_ERROR = (
+    "{estimator}: X has {n_features} feature(s), all of them sensitive "
+    "({names}); with sensitive_as_feature=False no feature is left to learn "
+    "from. Add non-sensitive features or set sensitive_as_feature=True."
+)
+
+
+def store_params(estimator, params):
+    """Store an estimator's ``__init__`` arguments (its ``locals()``) unchanged."""
+    for name, value in params.items():
+        if name not in ("self", "__class__"):
+            setattr(estimator, name, value)
+
+
+class SensitiveColumnsMixin:
+    """For estimators that read their groups from the ``sensitive`` columns of X."""
+
+    def _sensitive_columns(self, X):
+        """The sensitive columns of ``X`` as a DataFrame (a hook for tests)."""
+        return select_sensitive(X, self.sensitive)
+
+
+class BinaryDecisionMixin(SensitiveColumnsMixin):
+    """Input checks, ``predict_proba`` and ``predict`` of the binary classifiers.
+
+    Subclasses define ``decision_function`` and ``_proba_of_positive``, a
+    monotone map of the decision to the probability of ``classes_[1]`` that
+    takes 0 to 0.5.
+    """
+
+    def _check_X_y(self, X, y, *, reset):
+        """``validate_data`` of ``X`` (and ``y``) keeping any dtype and NaN.
+
+        Returns ``(X, y)``; ``y="no_validation"`` (predict) gives ``y=None``.
+        """
+        from sklearn.utils.validation import validate_data  # skfair.utils is light
+
+        kwargs = {"reset": reset, "dtype": None, "ensure_all_finite": False}
+        if isinstance(y, str) and y == "no_validation":
+            return validate_data(self, X, **kwargs), None
+        return validate_data(self, X, y, **kwargs)
+
+    def _check_features_left(self, n_left, n_features):
+        """Raise :data:`NO_FEATURES_ERROR` when the model has no column left."""
+        if n_left == 0:
+            names = getattr(self, "feature_names_in_", None)
+            names = [f"x{k}" for k in range(n_features)] if names is None else names
+            raise ValueError(
+                NO_FEATURES_ERROR.format(
+                    estimator=type(self).__name__,
+                    n_features=n_features,
+                    names=[str(name) for name in names],
+                )
+            )
+
+    def predict_proba(self, X):
+        """Class probabilities, a monotone map of :meth:`decision_function`.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            Samples, with the columns seen in fit.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, 2)
+            Probabilities of ``classes_[0]`` and ``classes_[1]``.
+        """
+        positive = self._proba_of_positive(self.decision_function(X))
+        return np.column_stack([1.0 - positive, positive])
+
+    def predict(self, X):
+        """Predicted labels: ``classes_[1]`` where the decision is positive.
+
+        A decision of exactly 0 (a probability of 0.5) predicts ``classes_[0]``,
+        as in scikit-learn: ``predict`` agrees with the sign of
+        :meth:`decision_function` and the argmax of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            Samples to classify (any labels in the sensitive columns).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        decision = self.decision_function(X)  # checks that it is fitted
+        return self.classes_[(decision > 0).astype(np.intp)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
