@@ -106,28 +106,13 @@ def _cdf_bounds(table, levels, scores):
     to the last of its levels. Below ``table[0]`` the CDF is 0, above
     ``table[-1]`` it is 1. O(n log m) for n scores and m levels.
     """
-    m = table.shape[0]
     lo = np.searchsorted(table, scores, side="left")
     hi = np.searchsorted(table, scores, side="right")
-    atom = hi > lo
-    left = np.empty_like(scores)
-    right = np.empty_like(scores)
-    # atoms: the score equals table[lo:hi]
-    left[atom] = levels[lo[atom]]
-    right[atom] = levels[hi[atom] - 1]
-    # strictly between table[j - 1] and table[j] (j = lo = hi), or outside
-    between = ~atom
-    j = lo[between]
-    below, above = j == 0, j == m
-    inner = ~(below | above)
-    value = np.empty(j.shape[0])
-    value[below], value[above] = 0.0, 1.0
-    j_in = j[inner]
-    x0, x1 = table[j_in - 1], table[j_in]
-    y0, y1 = levels[j_in - 1], levels[j_in]
-    value[inner] = y0 + (scores[between][inner] - x0) / (x1 - x0) * (y1 - y0)
-    left[between] = value
-    right[between] = value
+    atom = hi > lo  # the score equals table[lo:hi]
+    # elsewhere strictly between two distinct table values, or outside
+    value = np.interp(scores, table, levels, left=0.0, right=1.0)
+    left = np.where(atom, levels[np.minimum(lo, table.shape[0] - 1)], value)
+    right = np.where(atom, levels[hi - 1], value)
     return left, right
 
 
@@ -515,8 +500,7 @@ class ThresholdInvariantClassifier(
         if y.dtype.kind in "fc":
             assert_all_finite(y, input_name="y")
         _, classes = check_binary_y(y, estimator=self)
-        n_samples = y.shape[0]
-        sample_weight = check_sample_weight_1d(sample_weight, n_samples)
+        sample_weight = check_sample_weight_1d(sample_weight, y.shape[0])
         if sample_weight is not None:  # weight 0 must not leave one class
             check_binary_target(
                 y[sample_weight > 0],
@@ -542,7 +526,7 @@ class ThresholdInvariantClassifier(
                     )
                 )
         elif self.calibration == "oof":
-            oof = cross_val_predict(
+            scores = cross_val_predict(
                 clone(self.estimator),
                 X,
                 y,
@@ -551,12 +535,11 @@ class ThresholdInvariantClassifier(
                 n_jobs=self.n_jobs,
                 params={**fit_params, **split_params},
             )
-            scores = _positive_scores(oof, response_method)
         if not frozen:
             self.estimator_ = clone(self.estimator).fit(X, y, **fit_params)
         if frozen or self.calibration == "in_sample":
-            method = getattr(self.estimator_, response_method)
-            scores = _positive_scores(method(X), response_method)
+            scores = getattr(self.estimator_, response_method)(X)
+        scores = _positive_scores(scores, response_method)
 
         self.classes_ = np.asarray(self.estimator_.classes_)
         self.response_method_ = response_method
@@ -610,8 +593,7 @@ class ThresholdInvariantClassifier(
 
     def _fit_tables(self, scores, grouping, sample_weight):
         """Store the groups' quantile tables and their barycentre."""
-        n_samples = scores.shape[0]
-        weights = np.ones(n_samples) if sample_weight is None else sample_weight
+        weights = np.ones(scores.shape[0]) if sample_weight is None else sample_weight
         levels = np.linspace(0.0, 1.0, self.n_quantiles)
         pooled = _weighted_quantiles(scores, weights, levels)
         kept = grouping.kept
@@ -620,15 +602,13 @@ class ThresholdInvariantClassifier(
         )
         present = sizes > 0  # groups whose samples all have weight 0 are dropped
         # the pooled table as pseudo-samples: one per level, `smoothing` in all
+        # (with smoothing=0 their weight is 0 and _weighted_quantiles drops them)
         prior_weights = np.full(levels.shape[0], self.smoothing / levels.shape[0])
         tables = []
         for g in np.flatnonzero(present):
             mask = grouping.codes == g
-            if self.smoothing > 0:
-                values = np.concatenate([scores[mask], pooled])
-                group_weights = np.concatenate([weights[mask], prior_weights])
-            else:
-                values, group_weights = scores[mask], weights[mask]
+            values = np.concatenate([scores[mask], pooled])
+            group_weights = np.concatenate([weights[mask], prior_weights])
             tables.append(_weighted_quantiles(values, group_weights, levels))
         self.groups_ = [grouping.labels[g] for g in np.flatnonzero(present)]
         self.group_weights_ = sizes[present] / sizes[present].sum()
@@ -665,19 +645,18 @@ class ThresholdInvariantClassifier(
             jitter = _row_uniforms(X, self._hash_seed)
         else:
             jitter = np.full(scores.shape[0], 0.5)
-        levels = np.empty_like(scores)
         tables = [*self.quantiles_, self.pooled_quantiles_]
         if self.unseen_group == "pooled":
             codes = np.where(unseen, pooled, codes)
-        for k in np.unique(codes[codes >= 0]):
+        mapped = codes >= 0  # the other rows keep their scores
+        levels = np.zeros_like(scores)
+        for k in np.unique(codes[mapped]):
             rows = codes == k
             left, right = _cdf_bounds(tables[k], self.quantile_levels_, scores[rows])
             levels[rows] = left + jitter[rows] * (right - left)
-        repaired = scores.copy()
-        mapped = codes >= 0
-        target = np.interp(levels[mapped], self.quantile_levels_, self.barycenter_)
-        repaired[mapped] = (1.0 - self.repair) * scores[mapped] + self.repair * target
-        return repaired
+        target = np.interp(levels, self.quantile_levels_, self.barycenter_)
+        repaired = (1.0 - self.repair) * scores + self.repair * target
+        return np.where(mapped, repaired, scores)
 
     @available_if(_has_response("predict_proba"))
     def predict_proba(self, X):
