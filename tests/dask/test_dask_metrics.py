@@ -320,19 +320,19 @@ def test_group_gaps_count_samples_not_distinct_rows(name):
 def test_many_string_groups_count_samples_not_distinct_rows():
     from skfair.utils._sensitive import CONTINUOUS_SENSITIVE_ERROR
 
-    # 60 string groups of 100 samples: the engines see about one distinct row
+    # 51 string groups of 100 samples: the engines see about one distinct row
     # per group, which the rule on the mean group size must not count as
-    # samples (it refused this data on Dask only); a string column with a
-    # value per sample is still refused, with the data's sample count
+    # samples (it refused this data on Dask only); groups of fewer than 5
+    # samples on average are still refused, with the data's sample count
     rng = np.random.default_rng(5)
-    g = np.repeat([f"g{i:02d}" for i in range(60)], 100)
+    g = np.repeat([f"g{i:02d}" for i in range(51)], 100)
     df = pd.DataFrame(
         {"t": rng.integers(0, 2, g.size), "p": rng.integers(0, 2, g.size)}
     ).assign(s=rng.random(g.size), g=g, a=g, b=g.astype(object))
     ddf = dd.from_pandas(df, npartitions=3)
-    kw = {"sensitive_features": df[["a", "b"]], "combine": "marginal"}
-    lazy = {"sensitive_features": ddf[["a", "b"]], "combine": "marginal"}
-    assert M.mcdp(None, ddf["s"], **lazy) == M.mcdp(None, df["s"], **kw)
+    assert M.mcdp(None, ddf["s"], sensitive_features=ddf[["a", "b"]]) == M.mcdp(
+        None, df["s"], sensitive_features=df[["a", "b"]]
+    )
     array = da.from_array(df["g"].to_numpy(), chunks=2000)
     assert M.abcc(
         None, da.from_array(df["s"].to_numpy(), chunks=2000), sensitive_features=array
@@ -350,7 +350,8 @@ def test_many_string_groups_count_samples_not_distinct_rows():
         M.mcdp(None, ids["s"], sensitive_features=ids["g"])
     # a numeric one is refused in the pass over the partitions, before its
     # per-value histograms are built (each partition alone has too many values)
-    ages = dd.from_pandas(df.assign(g=np.arange(g.size) % 3000 + 0.5), 3)
+    age = pd.DataFrame({"s": rng.random(6000), "g": np.arange(6000) % 3000 + 0.5})
+    ages = dd.from_pandas(age, npartitions=3)
     message = CONTINUOUS_SENSITIVE_ERROR.format(name="g", n_groups=2000, n_samples=2000)
     with pytest.raises(ValueError, match=re.escape(message)):
         M.mcdp(None, ages["s"], sensitive_features=ages["g"])
