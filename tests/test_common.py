@@ -10,6 +10,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.fixes import parse_version
 
+import skfair
 from skfair import ensemble, inprocessing, postprocessing
 
 
@@ -139,20 +140,7 @@ PRIVATE_SKLEARN_ALLOWED = {
 }
 
 
-@pytest.mark.parametrize(
-    "package",
-    [
-        "_cli",
-        "datasets",
-        "ensemble",
-        "inprocessing",
-        "metrics",
-        "model_selection",
-        "plotting",
-        "postprocessing",
-        "utils",
-    ],
-)
+@pytest.mark.parametrize("package", ["_cli", *skfair._SUBPACKAGES])
 def test_private_sklearn_imports_are_few_and_say_why(package):
     root = Path(ensemble.__file__).parent.parent / package
     for path in sorted(root.glob("*.py")):

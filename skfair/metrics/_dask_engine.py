@@ -376,8 +376,12 @@ def _refuse_continuous(table, n_samples):
 
     for column in table.columns.drop(list(_LABEL_COLUMNS), errors="ignore"):
         values = table[column]
-        numeric = not isinstance(values.dtype, pd.CategoricalDtype)
-        if numeric and values.dtype.kind in "iuf" and values.size > MAX_NUMERIC_GROUPS:
+        categorical = isinstance(values.dtype, pd.CategoricalDtype)
+        if (
+            not categorical
+            and values.dtype.kind in "iuf"
+            and values.size > MAX_NUMERIC_GROUPS
+        ):
             n_groups = values.nunique()
             _check_continuous(str(column), values.dtype.kind, n_groups, n_samples)
 
