@@ -4,8 +4,8 @@ Subpackages
 -----------
 metrics
     Distribution-level demographic parity (ΔDP, ABCC, ABPC, MCDP), HFM, group
-    gaps, discriminative risk, confidence intervals, the audit report and the
-    scorers built on them.
+    gaps, discriminative risk, confidence intervals, tests of "no disparity"
+    and the scorers built on them.
 model_selection
     Fairness-aware model selection and the comparison harness.
 postprocessing
@@ -18,6 +18,8 @@ datasets
     Bundled real benchmark data and their loaders.
 plotting
     Display objects (matplotlib, the ``plot`` extra).
+report
+    The fairness audit of one model's predictions (``skfair.audit``).
 utils
     Sensitive-attribute resolution and input validation.
 
@@ -44,9 +46,10 @@ _SUBPACKAGES = (
     "model_selection",
     "plotting",
     "postprocessing",
+    "report",
     "utils",
 )
-_SHORTCUTS = {"audit": "metrics"}
+_SHORTCUTS = {"audit": "report"}
 
 __all__ = ["__version__", "audit", *_SUBPACKAGES]
 

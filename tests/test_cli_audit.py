@@ -47,7 +47,7 @@ def _error(capsys, argv):
 
 
 def test_csv_to_json_matches_the_python_audit(predictions, tmp_path):
-    from skfair.metrics import audit
+    from skfair.report import audit
 
     path, frame = predictions
     out = tmp_path / "r.json"
@@ -260,7 +260,7 @@ def test_dataset_demo_through_python_m(tmp_path):
 
 
 def test_min_group_size_option(tmp_path):
-    from skfair.metrics import audit
+    from skfair.report import audit
 
     rng = np.random.default_rng(1)
     group = np.r_[np.repeat(["a", "b"], 100), ["c"] * 4]

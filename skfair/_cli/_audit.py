@@ -291,7 +291,7 @@ def run(args, parser):
     ...       "--output", os.path.join(folder, "r.md")])
     0
     """
-    from skfair.metrics._audit import audit
+    from skfair.report import audit
 
     fmt, kind = _check_arguments(args, parser)
     start = time.perf_counter()

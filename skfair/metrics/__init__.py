@@ -1,11 +1,10 @@
 """Fairness metrics on scores and predictions, and the scorers built on them.
 
 Distribution-level demographic parity (ΔDP, ABCC, ABPC, MCDP), the HFM
-manifold measure, group gaps and discriminative risk. Every metric returns a
+manifold measure, group gaps and discriminative risk, confidence intervals and tests. Every metric returns a
 float where lower is fairer; every scorer returns the negated metric.
 """
 
-from ._audit import AuditReport, audit
 from ._discriminative_risk import discriminative_risk
 from ._distribution import abcc, abpc, delta_dp
 from ._group_gaps import (
@@ -31,7 +30,6 @@ from ._uncertainty import (
 )
 
 __all__ = [
-    "AuditReport",
     "DisparityTestResult",
     "HFMResult",
     "HFMUndefinedWarning",
@@ -39,7 +37,6 @@ __all__ = [
     "MetricConfidenceInterval",
     "abcc",
     "abpc",
-    "audit",
     "delta_dp",
     "demographic_parity_gap",
     "discriminative_risk",

@@ -801,34 +801,51 @@ def _pair_list(n_groups):
 
 def _mcdp_values(y_true, y_score, epsilons, options):
     """Per ε: list over groupings of list over pairs of (_pair_* output, labels)."""
-    from ._ecdf import PairGap
-    from ._mcdp import _pair_approx, _pair_exact
-
     names, aligned, meta, summary, spec, groupings = _mcdp_setup(
         y_true, y_score, epsilons, options
     )
-    rounding = options["rounding"]
-    rows_hist = summary["arrays"]["hist"][0]
-    results = [[] for _ in epsilons]
     if options["method"] == "approx":
-        for name, codes, labels in groupings:
-            per_eps = [[] for _ in epsilons]
-            for j, e in enumerate(epsilons):
-                probes = spec["probes"][j]
-                h = _per_group(summary["arrays"][f"probe{j}"][0], codes, len(labels))
-                cum = np.cumsum(h, axis=1)[:, : probes.size]
-                sizes = h.sum(axis=1)
-                for a, b in _pair_list(len(labels)):
-                    na, nb = int(sizes[a]), int(sizes[b])
-                    num = cum[a] * nb - cum[b] * na
-                    pair = PairGap(probes, num, float(na) * float(nb), a, b)
-                    out = _pair_approx(pair, e, options["sampling_frequency"])
-                    per_eps[j].append((out, name, labels[a], labels[b]))
-            for j in range(len(epsilons)):
-                results[j].append(per_eps[j])
-        return results
+        return _mcdp_approx_values(summary, spec, groupings, epsilons, options)
     # exact: plan every pair and ε, ship the undecided bins once
+    plans, needed = _mcdp_plans(summary, spec, groupings, epsilons)
+    points = _gather_points(names, aligned, meta, spec, needed, summary["keys"])
+    fast_pad = summary["low"] >= 0.0 and summary["high"] <= 1.0
+    results = [[] for _ in epsilons]
+    for plan in plans:
+        per_eps = _mcdp_exact_pairs(plan, points, spec, epsilons, options, fast_pad)
+        for j in range(len(epsilons)):
+            results[j].append(per_eps[j])
+    return results
+
+
+def _mcdp_approx_values(summary, spec, groupings, epsilons, options):
+    """The approximate algorithm on every pair, from the probes' histograms."""
+    from ._ecdf import PairGap
+    from ._mcdp import _pair_approx
+
+    results = [[] for _ in epsilons]
+    for name, codes, labels in groupings:
+        per_eps = [[] for _ in epsilons]
+        for j, e in enumerate(epsilons):
+            probes = spec["probes"][j]
+            h = _per_group(summary["arrays"][f"probe{j}"][0], codes, len(labels))
+            cum = np.cumsum(h, axis=1)[:, : probes.size]
+            sizes = h.sum(axis=1)
+            for a, b in _pair_list(len(labels)):
+                na, nb = int(sizes[a]), int(sizes[b])
+                num = cum[a] * nb - cum[b] * na
+                pair = PairGap(probes, num, float(na) * float(nb), a, b)
+                out = _pair_approx(pair, e, options["sampling_frequency"])
+                per_eps[j].append((out, name, labels[a], labels[b]))
+        for j in range(len(epsilons)):
+            results[j].append(per_eps[j])
+    return results
+
+
+def _mcdp_plans(summary, spec, groupings, epsilons):
+    """Per grouping, the bins every pair and ε still needs, and their union."""
     n_bins = spec["n_bins"]
+    rows_hist = summary["arrays"]["hist"][0]
     plans, needed = [], np.zeros(n_bins + 1, dtype=bool)
     fmin_rows = summary["arrays"]["fmin"][0] if "fmin" in summary["arrays"] else None
     for name, codes, labels in groupings:
@@ -852,45 +869,49 @@ def _mcdp_values(y_true, y_score, epsilons, options):
                 needed |= und
             pair_plans.append((a, b, per_eps))
         plans.append((name, codes, labels, h, fmin, pair_plans))
-    points = _gather_points(names, aligned, meta, spec, needed, summary["keys"])
-    fast_pad = summary["low"] >= 0.0 and summary["high"] <= 1.0
-    for name, codes, labels, h, fmin, pair_plans in plans:
-        group_points = (points[0], codes[points[1]], points[2])
-        per_eps = [[] for _ in epsilons]
-        for a, b, pair_eps in pair_plans:
-            # rebuilt, not kept: all pairs' bounds would take O(pairs * bins)
-            bounds = _PairBounds(h[a], h[b])
-            first = None if fmin is None else np.minimum(fmin[a], fmin[b])
-            u, ca, cb, ubins = _pair_points(group_points, a, b, spec)
-            num = _exact_numerators(
-                u, ca, cb, ubins, bounds.Ca, bounds.Cb, bounds.na, bounds.nb
-            )
-            scale = float(bounds.na) * float(bounds.nb)
-            for j, e in enumerate(epsilons):
-                und, inside, out, ub = pair_eps[j]
-                keep = und[ubins]
-                p, q = u[keep], num[keep]
-                if e == 0.0:
-                    if len(labels) == 2 and fast_pad:
-                        # the in-memory two-group sort pads the scores 0 and 1
-                        if p.size == 0 or p[0] > 0.0:
-                            p, q = np.r_[0.0, p], np.r_[0, q]
-                        if p[-1] < 1.0:
-                            p, q = np.r_[p, 1.0], np.r_[q, 0]
-                    pair = PairGap(p, q.astype(np.int64), scale, a, b)
-                else:
-                    decided = np.flatnonzero(inside | out)
-                    where = spec["edges"][decided] if first is None else first[decided]
-                    value = np.where(inside[decided], ub + 1, 0).astype(np.int64)
-                    p = np.concatenate((p, where))
-                    q = np.concatenate((q.astype(np.int64), value))
-                    order = np.argsort(p, kind="stable")
-                    pair = PairGap(p[order], q[order], scale, a, b)
-                out_ = _pair_exact(pair, e, rounding)
-                per_eps[j].append((out_, name, labels[a], labels[b]))
-        for j in range(len(epsilons)):
-            results[j].append(per_eps[j])
-    return results
+    return plans, needed
+
+
+def _mcdp_exact_pairs(plan, points, spec, epsilons, options, fast_pad):
+    """Exact MCDP(ε) of every pair of one grouping, on the gathered points."""
+    from ._ecdf import PairGap
+    from ._mcdp import _pair_exact
+
+    name, codes, labels, h, fmin, pair_plans = plan
+    group_points = (points[0], codes[points[1]], points[2])
+    per_eps = [[] for _ in epsilons]
+    for a, b, pair_eps in pair_plans:
+        # rebuilt, not kept: all pairs' bounds would take O(pairs * bins)
+        bounds = _PairBounds(h[a], h[b])
+        first = None if fmin is None else np.minimum(fmin[a], fmin[b])
+        u, ca, cb, ubins = _pair_points(group_points, a, b, spec)
+        num = _exact_numerators(
+            u, ca, cb, ubins, bounds.Ca, bounds.Cb, bounds.na, bounds.nb
+        )
+        scale = float(bounds.na) * float(bounds.nb)
+        for j, e in enumerate(epsilons):
+            und, inside, out, ub = pair_eps[j]
+            keep = und[ubins]
+            p, q = u[keep], num[keep]
+            if e == 0.0:
+                if len(labels) == 2 and fast_pad:
+                    # the in-memory two-group sort pads the scores 0 and 1
+                    if p.size == 0 or p[0] > 0.0:
+                        p, q = np.r_[0.0, p], np.r_[0, q]
+                    if p[-1] < 1.0:
+                        p, q = np.r_[p, 1.0], np.r_[q, 0]
+                pair = PairGap(p, q.astype(np.int64), scale, a, b)
+            else:
+                decided = np.flatnonzero(inside | out)
+                where = spec["edges"][decided] if first is None else first[decided]
+                value = np.where(inside[decided], ub + 1, 0).astype(np.int64)
+                p = np.concatenate((p, where))
+                q = np.concatenate((q.astype(np.int64), value))
+                order = np.argsort(p, kind="stable")
+                pair = PairGap(p[order], q[order], scale, a, b)
+            out_ = _pair_exact(pair, e, options["rounding"])
+            per_eps[j].append((out_, name, labels[a], labels[b]))
+    return per_eps
 
 
 def _assemble(per_grouping, epsilon, options):

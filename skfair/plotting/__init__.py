@@ -8,6 +8,7 @@ columns) or, for the trade-off plot, ``from_cv_results`` /
 "skfair[plot]"``) is imported only when a Display draws.
 """
 
+from ._base import check_matplotlib_support  # noqa: F401 (for skfair.report)
 from ._group_cdf import GroupCDFDisplay
 from ._mcdp_curve import MCDPCurveDisplay
 from ._threshold_disparity import ThresholdDisparityDisplay

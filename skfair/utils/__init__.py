@@ -10,17 +10,21 @@ they may change without notice.
 # ruff: noqa: F401 (the helpers left out of __all__ are re-exported on purpose)
 from ._sensitive import (
     SMALL_GROUP_SIZE,
+    TOO_FEW_GROUPS_ERROR,
     Grouping,
     SensitiveAttributes,
     SmallGroupWarning,
     check_at_least_two_groups,
+    check_min_group_size,
     check_sensitive_features,
     drop_sensitive,
     privileged_by_column,
     resolve_privileged,
     select_sensitive,
     sensitive_groupings,
+    warn_small_groups,
 )
+from ._dask import check_not_mixed
 from ._validation import (
     check_binary_target,
     check_fraction,

@@ -1,4 +1,4 @@
-"""The audit report (skfair.metrics.audit, AuditReport)."""
+"""The audit report (skfair.report.audit, AuditReport)."""
 
 import json
 import os
@@ -14,14 +14,14 @@ from scipy import stats
 from skfair.metrics import (
     abcc,
     abpc,
-    audit,
     delta_dp,
     disparity_test,
     hfm,
     mcdp,
     mcdp_details,
 )
-from skfair.metrics._audit import (
+from skfair.report import audit
+from skfair.report._common import (
     AUDIT_EPSILON_ERROR,
     AUDIT_HFM_LABELS_ERROR,
     AUDIT_THRESHOLD_ERROR,

@@ -16,13 +16,13 @@ distributed = pytest.importorskip("distributed", reason="distributed is not inst
 import dask.array as da  # noqa: E402
 import dask.dataframe as dd  # noqa: E402
 
-from skfair.metrics import audit  # noqa: E402
-from skfair.metrics._audit import (  # noqa: E402
+from skfair.metrics._dask_engine import PARTITION_NON_FINITE_ERROR  # noqa: E402
+from skfair.report import audit  # noqa: E402
+from skfair.report._common import (  # noqa: E402
     AUDIT_DASK_FIGURES_ERROR,
     AUDIT_DASK_X_ERROR,
     DASK_NOTE,
 )
-from skfair.metrics._dask_engine import PARTITION_NON_FINITE_ERROR  # noqa: E402
 from skfair.utils import SmallGroupWarning  # noqa: E402
 from skfair.utils._dask import MIXED_INPUT_ERROR  # noqa: E402
 from skfair.utils._validation import NON_BINARY_ERROR  # noqa: E402

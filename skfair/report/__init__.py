@@ -1,0 +1,14 @@
+"""The fairness audit of one model's predictions.
+
+:func:`audit` computes every distribution metric with its confidence
+intervals and test of "no disparity", the per-group rates at a decision
+threshold and where MCDP is attained, and returns an :class:`AuditReport`,
+rendered as a dict, Markdown or one self-contained HTML page (figures from
+:mod:`skfair.plotting`). ``python -m skfair audit`` is its command line.
+``skfair.audit`` is a shortcut for :func:`skfair.report.audit`.
+"""
+
+from ._audit import audit
+from ._report import AuditReport
+
+__all__ = ["AuditReport", "audit"]

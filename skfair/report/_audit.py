@@ -1,0 +1,263 @@
+"""The fairness audit of one model's scores: numbers, intervals, tests, report.
+
+:func:`audit` computes everything (per-group rates, every distribution
+metric with its confidence intervals and p-value, where MCDP is attained,
+HFM when features are given) and returns an :class:`AuditReport`, which
+renders it as a dict, Markdown or one self-contained HTML page. Figures are
+asked of :mod:`skfair.plotting` only when the HTML is rendered; without
+matplotlib the page says so and keeps every table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..metrics import hfm, mcdp_details
+from ..metrics.inference import check_confidence_level, check_n_resamples
+from ..utils import (
+    check_fraction,
+    check_min_group_size,
+    check_not_mixed,
+    check_same_index,
+    check_scores,
+    check_sensitive_features,
+    sensitive_groupings,
+)
+from ._common import (
+    AUDIT_DASK_X_ERROR,
+    AUDIT_HFM_LABELS_ERROR,
+    AUDIT_SCORE_REASON,
+    auto_resamples,
+)
+from ._compute import (
+    encode_labels,
+    group_table,
+    left_out_groups,
+    metrics_table,
+    table_groupings,
+)
+from ._dask import audit_dask
+from ._report import AuditReport
+
+
+def audit(
+    y_true,
+    y_score,
+    *,
+    sensitive_features,
+    threshold=0.5,
+    X=None,
+    epsilon=0.05,
+    pos_label=None,
+    confidence_level=0.95,
+    n_resamples=None,
+    n_permutations=None,
+    combine="intersection",
+    random_state=0,
+    title=None,
+    min_group_size=None,
+):
+    """Audit a model's scores: every fairness metric, its uncertainty, a report.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or None
+        True binary labels; None audits the scores alone (no base rates,
+        TPR, FPR, precision or HFM).
+    y_score : array-like of shape (n_samples,)
+        Scores in [0, 1] (positive-class probabilities).
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+        Group labels; a DataFrame names its attributes.
+    threshold : float, default=0.5
+        The decision threshold (decisions ``y_score >= threshold``).
+    X : array-like or DataFrame of shape (n_samples, n_features), default=None
+        The **non-sensitive** features; if given (with ``y_true``), HFM
+        (:func:`skfair.metrics.hfm`) of the decisions is reported.
+    epsilon : float, default=0.05
+        The neighbourhood radius of the local MCDP(ε) reported beside
+        MCDP(0).
+    pos_label : object or None, default=None
+        The positive class of ``y_true``; None takes the larger label.
+    confidence_level : float, default=0.95
+        Of every confidence interval.
+    n_resamples : int or None, default=None
+        Bootstrap resamples; None: 199 up to 100 000 samples, then fewer
+        (about ``2e7 / n_samples``, at least 49), so that an audit of a
+        million rows takes well under a minute. The number is in the report;
+        pass e.g. 999 for finer interval ends.
+    n_permutations : int or None, default=None
+        Permutations of the permutation tests; None as ``n_resamples``.
+    combine : {"intersection", "marginal"}, default="intersection"
+        How several attributes are combined by the metrics.
+    random_state : int, RandomState, Generator or None, default=0
+        Seeds the resampling (the report is reproducible by default).
+    title : str or None, default=None
+        The report's title.
+    min_group_size : int or None, default=None
+        None keeps every group and emits one
+        :class:`~skfair.utils.SmallGroupWarning` naming each group of fewer
+        than 30 samples; an int ``k`` leaves out the groups with fewer than
+        ``k`` samples everywhere (metrics, intervals, tests, HFM and the group
+        table), as the metrics do, and the report's notes name them.
+
+    Returns
+    -------
+    report : AuditReport
+
+    Raises
+    ------
+    ValueError
+        On NaN or infinite scores, scores outside [0, 1], a single group,
+        NaN group labels, mismatched lengths, labels that are not binary,
+        ``X`` without ``y_true``, or invalid parameters.
+
+    See Also
+    --------
+    metric_confidence_interval : One metric's interval.
+    disparity_test : One metric's test of "no disparity".
+
+    Notes
+    -----
+    Each metric has a stratified bootstrap interval (all metrics, on shared
+    resamples) and, for ΔDP, ABCC and MCDP, the distribution-free DKW
+    interval; see :func:`metric_confidence_interval` for when to trust
+    which. The p-value of MCDP(0) with two groups is the exact
+    Kolmogorov–Smirnov p-value (asymptotic above 10 000 samples per group);
+    the others come from one permutation test on shared permutations. ABPC
+    uses the binned KDE (``method="binned"``) so that each resample is cheap.
+
+    **Dask.** If ``y_score`` (and ``y_true``, ``sensitive_features``) are
+    Dask collections with the same partitions (e.g. columns of
+    ``dask.dataframe.read_parquet``), the data stay distributed: the metric
+    values are computed exactly by the public metric functions (their Dask
+    engines), the group table by per-partition sums, the DKW intervals from
+    the group sizes, and where MCDP is attained by :func:`mcdp_details`. The
+    bootstrap intervals, the p-values, ABPC (a kernel density estimate) and
+    the figures need every score in memory; they are left out (NaN, with a
+    note in the report), and so is HFM (``X`` must be None). Compute a
+    sample in memory (``.sample(frac=...).compute()``) and audit it for
+    those. With more than one pair of groups, the DKW interval of ABCC on
+    Dask comes from the aggregated value (``value ± the largest pair
+    slack``, as the ABCC of each pair would need a pass of its own): still
+    valid, a little wider than in memory.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfair import audit
+    >>> rng = np.random.default_rng(0)
+    >>> groups = np.repeat(["a", "b"], 200)
+    >>> y_score = np.r_[rng.beta(2, 4, 200), rng.beta(3, 3, 200)]
+    >>> y_true = (rng.random(400) < y_score).astype(int)
+    >>> report = audit(y_true, y_score, sensitive_features=groups,
+    ...                n_resamples=99, n_permutations=99)
+    >>> row = report.metrics.loc["mcdp"]
+    >>> round(float(row["value"]), 3), float(row["pvalue"]) < 1e-10, row["test"]
+    (0.415, True, 'ks')
+    >>> report.groups[["group", "size", "positive_rate"]].values.tolist()
+    [['a', 200, 0.165], ['b', 200, 0.525]]
+    >>> "<table" in report.to_html(figures=False)
+    True
+    """
+    settings = _check_settings(
+        threshold, epsilon, confidence_level, combine, min_group_size, title
+    )
+    data = {"y_true": y_true, "y_score": y_score}
+    data["sensitive_features"] = sensitive_features
+    if check_not_mixed({k: v for k, v in data.items() if v is not None}):
+        if X is not None:
+            raise ValueError(AUDIT_DASK_X_ERROR)
+        return audit_dask(
+            y_true,
+            y_score,
+            sensitive_features=sensitive_features,
+            pos_label=pos_label,
+            **settings,
+        )
+    check_same_index(
+        y_true=y_true, y_score=y_score, sensitive_features=sensitive_features, X=X
+    )
+    scores = check_scores(y_score, unit_interval_for=AUDIT_SCORE_REASON)
+    n = scores.shape[0]
+    # warns once about small groups (None), or checks that two groups remain
+    sensitive_groupings(
+        sensitive_features,
+        n_samples=n,
+        combine=combine,
+        min_group_size=min_group_size,
+    )
+    keep = 1 if min_group_size is None else min_group_size
+    resampling = _check_resampling(n, n_resamples, n_permutations, random_state)
+    y = None if y_true is None else encode_labels(y_true, n, pos_label)
+    if X is not None and y is None:
+        raise ValueError(AUDIT_HFM_LABELS_ERROR)
+    decisions = scores >= threshold
+    attributes = check_sensitive_features(sensitive_features, n_samples=n)
+    groupings = table_groupings(attributes)
+    return AuditReport(
+        **settings,
+        n_samples=n,
+        n_resamples=resampling["n_resamples"],
+        n_permutations=resampling["n_permutations"],
+        groups=group_table(groupings, scores, decisions, y, keep),
+        metrics=metrics_table(scores, sensitive_features, settings, resampling, keep),
+        mcdp_details=_where_mcdp(scores, sensitive_features, settings, keep),
+        hfm=_hfm(X, y, decisions, sensitive_features, keep),
+        has_labels=y is not None,
+        _data=(scores, sensitive_features, y),
+        left_out=left_out_groups(groupings, keep),
+    )
+
+
+def _check_settings(
+    threshold, epsilon, confidence_level, combine, min_group_size, title
+):
+    """The audit's settings, validated, as the report records them."""
+    check_min_group_size(min_group_size)
+    return {
+        "threshold": check_fraction(threshold, name="threshold"),
+        "epsilon": check_fraction(epsilon, name="epsilon", closed=False),
+        "confidence_level": check_confidence_level(confidence_level),
+        "combine": combine,
+        "min_group_size": min_group_size,
+        "title": title or "Fairness audit",
+    }
+
+
+def _check_resampling(n_samples, n_resamples, n_permutations, random_state):
+    """Resamples and permutations (None: :func:`auto_resamples`), validated."""
+    n_resamples = auto_resamples(n_samples) if n_resamples is None else n_resamples
+    n_permutations = n_resamples if n_permutations is None else n_permutations
+    return {
+        "n_resamples": check_n_resamples(n_resamples),
+        "n_permutations": check_n_resamples(n_permutations),
+        "random_state": random_state,
+    }
+
+
+def _where_mcdp(scores, sensitive_features, settings, keep):
+    """Where MCDP(0) and MCDP(ε) are attained, keyed by ε."""
+    return {
+        eps: mcdp_details(
+            None,
+            scores,
+            sensitive_features=sensitive_features,
+            epsilon=eps,
+            combine=settings["combine"],
+            min_group_size=keep,
+        )
+        for eps in (0.0, settings["epsilon"])
+    }
+
+
+def _hfm(X, y, decisions, sensitive_features, keep):
+    """HFM of the decisions (None without features)."""
+    if X is None:
+        return None
+    return hfm(
+        X,
+        y,
+        decisions.astype(np.int64),
+        sensitive_features=sensitive_features,
+        min_group_size=keep,
+    )

@@ -1,0 +1,112 @@
+"""Definitions shared by every module of the report: messages, labels, formats.
+
+Every other module of :mod:`skfair.report` may import this one; it imports
+none of them.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+AUDIT_SCORE_REASON = (
+    "an audit (decisions at a threshold in [0, 1] and MCDP(epsilon) "
+    "neighbourhoods); pass probabilities, e.g. predict_proba(X)[:, 1]"
+)
+# the texts of skfair.utils.check_fraction, which checks both
+AUDIT_THRESHOLD_ERROR = "threshold must be a real number in [0, 1]; got {value!r}."
+AUDIT_EPSILON_ERROR = "epsilon must be a real number in (0, 1); got {value!r}."
+AUDIT_HFM_LABELS_ERROR = (
+    "X was given for HFM, which compares the predictions with the true labels; "
+    "pass y_true as well (or X=None)."
+)
+AUDIT_POS_LABEL_ERROR = "pos_label={pos_label!r} is not one of the labels {classes}."
+AUDIT_DASK_X_ERROR = (
+    "X (for HFM) is not supported with Dask inputs: HFM needs every sample in "
+    "memory. Pass X=None, or audit an in-memory sample."
+)
+AUDIT_DASK_FIGURES_ERROR = (
+    "The figures need every score in memory; this report was computed on Dask "
+    "collections. Audit an in-memory sample to draw them."
+)
+DASK_NOTE = (
+    "Computed on Dask collections: the metric values, the DKW intervals, the "
+    "group table and where MCDP is attained are exact on all the data; the "
+    "bootstrap intervals, p-values, ABPC and figures need every score in "
+    "memory and are left out. Audit an in-memory sample for them."
+)
+NO_MATPLOTLIB_NOTE = (
+    'Figures omitted: matplotlib is not installed (pip install "skfair[plot]").'
+)
+
+# Above this many samples the number of resamples shrinks (see _auto_resamples).
+_FULL_RESAMPLES_UP_TO = 100_000
+
+
+def auto_resamples(n_samples, full=199, floor=49):
+    """199 resamples up to 100 000 samples, then fewer (at least 49)."""
+    if n_samples <= _FULL_RESAMPLES_UP_TO:
+        return full
+    return max(floor, int(full * _FULL_RESAMPLES_UP_TO / n_samples))
+
+
+def metric_table(threshold, epsilon):
+    """(key, display name, metric, kwargs) of every metric the audit reports."""
+    return [
+        ("delta_dp", "ΔDP_c (gap in mean score)", "delta_dp", {}),
+        (
+            f"delta_dp@{threshold:g}",
+            f"ΔDP_b at t = {threshold:g} (gap in positive rate)",
+            "delta_dp",
+            {"threshold": threshold},
+        ),
+        ("abcc", "ABCC (area between CDFs)", "abcc", {}),
+        ("abpc", "ABPC (area between densities)", "abpc", {"method": "binned"}),
+        ("mcdp", "MCDP(0) (largest CDF gap)", "mcdp", {}),
+        (
+            f"mcdp@{epsilon:g}",
+            f"MCDP({epsilon:g}) (local CDF gap)",
+            "mcdp",
+            {"epsilon": epsilon},
+        ),
+    ]
+
+
+def label_text(label):
+    if isinstance(label, tuple):
+        return " & ".join(str(part) for part in label)
+    return str(label)
+
+
+def escape(text):
+    """``text`` escaped for HTML (quotes too)."""
+    return html.escape(str(text), quote=True)
+
+
+def format_number(value, kind="num"):
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    if kind == "int":
+        return f"{int(value):,}"
+    if kind == "pct":
+        return f"{100 * value:.1f}%"
+    return f"{value:.4f}"
+
+
+def format_pvalue(p):
+    if p is None or not math.isfinite(p):
+        return "—"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def format_table_pvalue(p, test, n_permutations):
+    floor = 1.0 / (n_permutations + 1)
+    if test == "permutation" and p <= floor * (1 + 1e-9):
+        return f"≤ {floor:.3g}"
+    return format_pvalue(p)
+
+
+def format_interval(low, high):
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "—"
+    return f"[{low:.4f}, {high:.4f}]"
