@@ -69,7 +69,10 @@ def prepare_scores(options, *, unit_interval_for=None, sort=True):
     y_true, y_score = options["y_true"], options["y_score"]
     sensitive_features = options["sensitive_features"]
     check_same_index(
-        y_true=y_true, y_score=y_score, sensitive_features=sensitive_features
+        y_true=y_true,
+        y_score=y_score,
+        sensitive_features=sensitive_features,
+        sample_weight=options["sample_weight"],
     )
     scores = check_scores(y_score, unit_interval_for=unit_interval_for)
     n_samples = scores.shape[0]

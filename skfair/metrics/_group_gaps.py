@@ -50,7 +50,10 @@ _GAPS = {
 
 def _gap(metric, y_true, y_pred, *, sensitive_features, **options):
     check_same_index(
-        y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features
+        y_true=y_true,
+        y_pred=y_pred,
+        sensitive_features=sensitive_features,
+        sample_weight=options["sample_weight"],
     )
     truth, pred = check_hard_labels(y_true, y_pred, pos_label=options["pos_label"])
     labels = {"truth": truth, "pred": pred}
