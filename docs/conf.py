@@ -54,12 +54,10 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_prev_next": False,
     "icon_links": [],
-    # Code and two-panel figures need the width more than a one-entry page
-    # table of contents does.
-    "secondary_sidebar_items": {
-        "auto_examples/*": [],
-        "generated/*": [],
-    },
+    # "On this page" on every page: the sections of a guide or an example,
+    # the methods of a class.
+    "secondary_sidebar_items": ["page-toc"],
+    "show_toc_level": 2,
 }
 html_sidebars = {"index": []}
 
@@ -79,6 +77,8 @@ sphinx_gallery_conf = {
     "matplotlib_animations": False,
     "reset_modules": ("matplotlib",),
     "within_subsection_order": "FileNameSortKey",
+    # A report (plot_audit_report.py) shows itself as HTML, as in a notebook.
+    "capture_repr": ("_repr_html_", "__repr__"),
 }
 
 # Examples read a fast mode from the environment so the docs build stays short.

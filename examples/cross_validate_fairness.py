@@ -11,6 +11,7 @@ scikit-learn's ``neg_*`` scorers; we print the metrics themselves.
 Run: ``python examples/cross_validate_fairness.py``
 """
 
+import matplotlib.pyplot as plt
 from lightgbm import LGBMClassifier
 from sklearn.compose import ColumnTransformer
 from sklearn.model_selection import StratifiedKFold, cross_validate
@@ -48,3 +49,16 @@ for name in scoring:
     values = results[f"test_{name}"]
     sign = 1 if name in ("AP", "accuracy") else -1  # undo the negation
     print(f"{name:<12} {sign * values.mean():.4f} ± {values.std():.4f}")
+
+# %%
+# The same numbers as a picture: performance on the left, fairness metrics
+# (lower is fairer) on the right, with the spread over the five folds.
+
+fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.5), layout="constrained")
+for ax, names in [(left, ["AP", "accuracy"]), (right, list(scoring)[2:])]:
+    means = [abs(results[f"test_{n}"].mean()) for n in names]
+    stds = [results[f"test_{n}"].std() for n in names]
+    ax.bar(names, means, yerr=stds, capsize=4, color="C0" if ax is left else "C3")
+    ax.tick_params(axis="x", labelrotation=20)
+left.set_title("performance (higher is better)")
+right.set_title("unfairness (lower is fairer)")

@@ -17,6 +17,7 @@ from sklearn.pipeline import make_pipeline
 from skfair.datasets import load_german_credit
 from skfair.metrics import make_mcdp_scorer
 from skfair.model_selection import fairest_within, make_hfm_encoder
+from skfair.plotting import FairnessTradeoffDisplay
 
 credit = load_german_credit(preprocessing="hfm")
 X, y = credit.data, credit.target
@@ -48,3 +49,12 @@ table = pd.DataFrame(
 pd.set_option("display.width", 120)
 print(table.round(4).to_string())
 print(f"\nselected (fairest within 95% of the best AP): {search.best_params_}")
+
+# %%
+# Every candidate at its mean AP and MCDP(0) (one standard deviation over the
+# folds), the Pareto front, the 95 % line and the candidate refitted.
+
+display = FairnessTradeoffDisplay.from_cv_results(
+    search.cv_results_, fairness="mcdp", performance="ap", annotate=False
+)
+_ = display.ax_.set(xlabel="average precision", ylabel="MCDP(0) (lower is fairer)")

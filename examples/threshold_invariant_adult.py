@@ -20,6 +20,7 @@ Values are fractions; lower is fairer.
 Run: ``python examples/threshold_invariant_adult.py``
 """
 
+import matplotlib.pyplot as plt
 from lightgbm import LGBMClassifier
 from sklearn.compose import ColumnTransformer
 from sklearn.metrics import average_precision_score
@@ -29,6 +30,7 @@ from sklearn.preprocessing import OrdinalEncoder
 
 from skfair.datasets import load_adult
 from skfair.metrics import abcc, delta_dp, mcdp
+from skfair.plotting import ThresholdDisparityDisplay
 from skfair.postprocessing import ThresholdInvariantClassifier
 
 adult = load_adult()
@@ -80,3 +82,12 @@ for t in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
     gap_before = delta_dp(y_test, before, sensitive_features=sex, threshold=t)
     gap_after = delta_dp(y_test, after, sensitive_features=sex, threshold=t)
     print(f"{t:>4.1f}  {gap_before:.4f}  {gap_after:.4f}")
+
+# %%
+# The gap at every threshold, before and after the full repair, on one axis.
+
+fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
+for name, s in [("before the repair", before), ("repair = 1", after)]:
+    ThresholdDisparityDisplay.from_predictions(
+        y_test, s, sensitive_features=sex, name=name, ax=ax, xscale="linear"
+    )

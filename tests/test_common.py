@@ -57,6 +57,12 @@ class FairLGBMClassifier(_RowGroups, inprocessing.FairLGBMClassifier):
     pass
 
 
+class AdversarialDebiasingClassifier(
+    _RowGroups, inprocessing.AdversarialDebiasingClassifier
+):
+    pass
+
+
 ESTIMATORS = [
     AdaFairClassifier(sensitive=0, n_estimators=10, random_state=0),
     # cv=3: some checks' data hold classes of 4 samples
@@ -69,6 +75,16 @@ ESTIMATORS = [
     ),
     FairLGBMClassifier(
         sensitive=0, n_estimators=20, min_child_samples=5, random_state=0
+    ),
+    AdversarialDebiasingClassifier(
+        sensitive=0, max_iter=100, learning_rate_init=1e-2, random_state=0
+    ),
+    FairMLPClassifier(
+        sensitive=0,
+        penalty="dralign",
+        max_iter=50,
+        learning_rate_init=1e-2,
+        random_state=0,
     ),
 ]
 
@@ -84,6 +100,12 @@ else:
 # Checks that cannot pass, with the reason, keyed by estimator class name.
 EXPECTED_FAILED_CHECKS = {
     "FairMLPClassifier": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "stochastic mini-batches: repeating a row changes the batches drawn, "
+            "so integer weights and repeated rows train different networks"
+        ),
+    },
+    "AdversarialDebiasingClassifier": {
         "check_sample_weight_equivalence_on_dense_data": (
             "stochastic mini-batches: repeating a row changes the batches drawn, "
             "so integer weights and repeated rows train different networks"

@@ -18,14 +18,17 @@ SUBPACKAGES = [
     "skfair.model_selection",
     "skfair.plotting",
     "skfair.postprocessing",
+    "skfair.report",
     "skfair.utils",
 ]
+API_PAGES = sorted((ROOT / "docs" / "api").glob("*.rst"))
 
 
 def _api_page_names():
-    """``{module: {names}}`` listed in autosummary blocks of docs/api.rst."""
+    """``{module: {names}}`` listed in autosummary blocks of the API pages."""
     listed, module, in_summary = {}, None, False
-    for line in (ROOT / "docs" / "api.rst").read_text().splitlines():
+    lines = [line for page in API_PAGES for line in page.read_text().splitlines()]
+    for line in lines:
         match = re.match(r"\.\. currentmodule:: (\S+)", line)
         if match:
             module = match.group(1)
@@ -51,6 +54,40 @@ def _public(module_name):
 def test_every_public_name_has_an_api_page(module_name):
     listed = _api_page_names().get(module_name, set())
     assert listed == set(importlib.import_module(module_name).__all__)
+
+
+def test_api_reference_has_one_page_per_subpackage_in_layer_order():
+    index = (ROOT / "docs" / "api.rst").read_text()
+    pages = re.findall(r"^   api/(\w+)$", index, flags=re.M)
+    assert sorted(pages) == sorted(m.split(".")[1] for m in SUBPACKAGES)
+    assert {p.stem for p in API_PAGES} == set(pages)
+    # one section per subpackage on the index page, in the toctree's order
+    sections = re.findall(r"^:mod:`skfair\.(\w+)`\n-+$", index, flags=re.M)
+    assert sections == pages
+    for page in API_PAGES:  # each page documents its own module only
+        modules = set(re.findall(r"currentmodule:: (\S+)", page.read_text()))
+        assert modules == {f"skfair.{page.stem}"}
+
+
+def test_user_guide_resample_numbers_are_the_code_s():
+    from skfair.report._common import auto_resamples
+
+    text = (ROOT / "docs" / "user_guide" / "uncertainty_and_audit.rst").read_text()
+    text = " ".join(text.split())
+    found = re.search(
+        r"number of bootstrap resamples is (\d+) up to ([\d ]+) samples, then "
+        r"about :math:`(\d+) \\cdot 10\^(\d+) / n` \(at least (\d+)\)",
+        text,
+    )
+    assert found, "the guide states the audit's default number of resamples"
+    full, up_to, mantissa, exponent, floor = found.groups()
+    full, up_to, floor = int(full), int(up_to.replace(" ", "")), int(floor)
+    budget = int(mantissa) * 10 ** int(exponent)
+    assert auto_resamples(up_to) == full
+    assert auto_resamples(up_to + 1) < full
+    assert auto_resamples(10**12) == floor
+    for n in (200_000, 300_000):  # "about budget / n": 1 % and rounding down
+        assert abs(auto_resamples(n) - budget / n) <= 0.01 * budget / n + 1
 
 
 @pytest.mark.parametrize("module_name", SUBPACKAGES)

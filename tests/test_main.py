@@ -93,7 +93,7 @@ def test_defaults():
     [
         ([], "required"),
         (["compare"], "--dataset"),
-        (["compare", "--dataset", "adult"], "invalid choice: 'adult'"),
+        (["compare", "--dataset", "bank"], "invalid choice: 'bank'"),
         (["compare", "--dataset", "ricci", "--cv", "1"], "must be an integer >= 2"),
         (["compare", "--dataset", "ricci", "--cv", "five"], "must be an integer"),
         (["compare", "--dataset", "ricci", "--format", "xml"], "invalid choice"),
@@ -235,7 +235,9 @@ def test_compare_credit_one_attribute_csv_to_file(tmp_path, capsys):
     assert streams.out == ""
     assert str(output) in streams.err
     text = output.read_text()
-    assert text.startswith("# HFM paper comparison on credit: n = 1000 samples")
+    assert text.startswith(
+        "# HFM paper comparison on german_credit (the paper's credit): n = 1000 "
+    )
     assert "age (privileged 'adult', 851 samples)" in text
     table = pd.read_csv(output, comment="#")
     expected = ["learner", "attribute", "folds"]

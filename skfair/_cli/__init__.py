@@ -20,6 +20,9 @@ class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (and exit status 2)."""
 
     def error(self, message):
+        from skfair._cli._feedback import close_bars
+
+        close_bars()  # a progress bar would share the error's line
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
@@ -71,7 +74,7 @@ def build_parser():
     --------
     >>> args = build_parser().parse_args(["compare", "--dataset", "credit"])
     >>> args.command, args.dataset, args.cv, args.format, args.seed
-    ('compare', 'credit', 5, 'markdown', 0)
+    ('compare', 'german_credit', 5, 'markdown', 0)
     """
     from skfair import __version__
 

@@ -4,25 +4,41 @@ Audits a predictions file (CSV or Parquet: one row per sample with a score
 column, the sensitive column(s) and optionally the true label), or, with
 ``--dataset``, a default model on a bundled data set (a demonstration).
 Argument errors (a missing file or column, a bad threshold, an unwritable
-output) stop with a one-line message and exit status 2 before any work.
+output, labels that need ``--pos-label``) stop with a one-line message and
+exit status 2; progress and warnings go to stderr, one line each.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import inspect
 import os
+import re
 import sys
 import time
 
-import pandas as pd
-
 from skfair._cli import integer_type, unit_interval_type
+from skfair._cli._datasets import (
+    DATASETS,
+    canonical_dataset,
+    dataset_help,
+    load_dataset,
+)
+from skfair._cli._feedback import Progress, caught_warnings, say_warnings
+from skfair._cli._inputs import (
+    CONTINUOUS_ERROR,
+    POS_LABEL_NO_LABELS_ERROR,
+    bins_type,
+    file_kind,
+    positive_label,
+    read_columns,
+    read_frame,
+    reader_note,
+    reference_group,
+    shape_sensitive,
+)
 from skfair._cli._render import check_output
-
-_PANDAS_PARSES_EXACTLY = tuple(map(int, pd.__version__.split(".")[:2])) >= (3, 1)
-
-DATASETS = ("adult", "bank", "compas", "german_credit", "ricci")
-READERS = {".csv": "csv", ".gz": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
 NO_INPUT_ERROR = (
     "give either --predictions FILE (with --score and --sensitive) or --dataset NAME"
@@ -44,27 +60,142 @@ DATASET_SENSITIVE_ERROR = (
     "choose from {available}"
 )
 BAD_DATA_ERROR = "{source}: {message}"
+REFERENCE_IGNORED_NOTICE = (
+    "skfair audit: note: --reference is not supported by this version of "
+    "skfair.report.audit; the report keeps its default reference group"
+)
 OUTPUT_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".json": "json"}
 OUTPUT_TYPE_ERROR = (
     "argument --output: {path!r} must end in .html (report), .md (Markdown) or "
     ".json (numbers only)"
 )
+#: The resolver's "looks continuous" error, read back to name --bins.
+_CONTINUOUS = re.compile(
+    r"sensitive attribute (?P<column>.+?) looks continuous: (?P<n_groups>\d+) "
+    r"distinct values in (?P<n_samples>\d+) samples"
+)
 
 AUDIT_DESCRIPTION = """\
 Audit the fairness of a binary classifier's scores: per-group rates at the
 decision threshold, the distribution metrics ΔDP, ABCC, ABPC and MCDP(ε) with
-bootstrap and distribution-free (DKW) confidence intervals and p-values of
-"no disparity", where MCDP is attained, and four figures, written as one
-self-contained HTML page (or Markdown / JSON, by the --output extension).
+confidence intervals and p-values of "no disparity", where MCDP is attained,
+and figures, written as one self-contained HTML page (or Markdown / JSON, by
+the --output extension). Progress and warnings go to stderr.
 
 Your own predictions:
   python -m skfair audit --predictions preds.csv --score proba \\
       --sensitive sex race --label income --output report.html
 
+A continuous attribute is grouped with --bins, labels other than 0/1 name
+their positive outcome with --pos-label, missing group labels become a group
+with --na-group:
+  python -m skfair audit --predictions preds.parquet --score proba \\
+      --sensitive sex age --bins age=25,45,65 --label outcome \\
+      --pos-label approved --na-group unknown --output report.html
+
 A demonstration on bundled data (logistic regression fitted on 70% of the
 data, without the sensitive columns, audited on the other 30%):
   python -m skfair audit --dataset adult --output report.html
 """
+
+
+def _add_input_arguments(parser):
+    group = parser.add_argument_group("what to audit")
+    group.add_argument(
+        "--predictions",
+        metavar="FILE",
+        help=f"a CSV or Parquet file with one row per sample ({reader_note()})",
+    )
+    group.add_argument("--score", metavar="COL", help="the column of scores in [0, 1]")
+    group.add_argument(
+        "--sensitive",
+        metavar="COL",
+        nargs="+",
+        help="the sensitive column(s); several are compared by their intersections "
+        "(with --dataset: a subset of the data set's sensitive attributes)",
+    )
+    group.add_argument(
+        "--label", metavar="COL", help="the column of true labels (optional)"
+    )
+    group.add_argument(
+        "--dataset",
+        type=canonical_dataset,
+        choices=tuple(DATASETS),
+        metavar="NAME",
+        help=dataset_help(
+            DATASETS,
+            "audit a default model (logistic regression) on a bundled data set",
+        ),
+    )
+
+
+def _add_group_arguments(parser):
+    group = parser.add_argument_group("groups and labels")
+    group.add_argument(
+        "--bins",
+        type=bins_type,
+        action="append",
+        default=[],
+        metavar="COL=EDGES|COL=qN",
+        help="group the numeric sensitive column COL at the EDGES "
+        "(age=25,45,65 gives [min, 25), [25, 45), [45, 65), [65, max]) or into "
+        "N groups of about equal size (age=q4); repeat for several columns",
+    )
+    group.add_argument(
+        "--na-group",
+        metavar="LABEL",
+        help="read missing sensitive values (empty cells, 'NA', 'null', ...) as "
+        "a group named LABEL (default: they are an error)",
+    )
+    group.add_argument(
+        "--min-group-size",
+        type=integer_type(1),
+        metavar="K",
+        help="leave out groups with fewer than K samples (default: keep every "
+        "group and warn about groups of fewer than 30)",
+    )
+    group.add_argument(
+        "--reference",
+        metavar="GROUP",
+        help="the group whose rates the others are compared with (ratios, "
+        "differences); with several attributes one label each, joined by '&' "
+        "(default: the largest group)",
+    )
+    group.add_argument(
+        "--pos-label",
+        metavar="LABEL",
+        help="the --label value of the positive outcome; needed unless the "
+        "labels are 0/1, False/True or -1/1 (then 1 or True)",
+    )
+
+
+def _add_audit_arguments(parser):
+    group = parser.add_argument_group("the audit")
+    for flag, metavar, default, open_ends, meaning in (
+        ("--threshold", "T", 0.5, False, "decision threshold, decision = score >= T"),
+        ("--epsilon", "E", 0.05, True, "radius of the local MCDP(E) beside MCDP(0)"),
+    ):
+        group.add_argument(
+            flag,
+            type=unit_interval_type(open_ends=open_ends),
+            default=default,
+            metavar=metavar,
+            help=f"{meaning} (default: {default})",
+        )
+    group.add_argument(
+        "--n-resamples",
+        type=integer_type(1),
+        metavar="N",
+        help="bootstrap resamples and permutations (default: 199, fewer above "
+        "100 000 rows)",
+    )
+    group.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    group.add_argument(
+        "--output",
+        required=True,
+        metavar="FILE",
+        help="where to write the report: .html, .md or .json",
+    )
 
 
 def add_parser(subparsers):
@@ -74,9 +205,10 @@ def add_parser(subparsers):
     --------
     >>> from skfair._cli import build_parser
     >>> args = build_parser().parse_args(
-    ...     ["audit", "--dataset", "ricci", "--output", "report.html"])
-    >>> args.dataset, args.threshold, args.output
-    ('ricci', 0.5, 'report.html')
+    ...     ["audit", "--dataset", "credit", "--bins", "age=q4",
+    ...      "--output", "report.html"])
+    >>> args.dataset, args.bins, args.threshold, args.output
+    ('german_credit', [('age', 4)], 0.5, 'report.html')
     """
     parser = subparsers.add_parser(
         "audit",
@@ -84,81 +216,16 @@ def add_parser(subparsers):
         description=AUDIT_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    source = parser.add_argument_group("what to audit")
-    source.add_argument(
-        "--predictions",
-        metavar="FILE",
-        help="a CSV or Parquet file with one row per sample",
-    )
-    source.add_argument("--score", metavar="COL", help="the column of scores in [0, 1]")
-    source.add_argument(
-        "--sensitive",
-        metavar="COL",
-        nargs="+",
-        help="the sensitive column(s); several are compared by their intersections "
-        "(with --dataset: a subset of the data set's sensitive attributes)",
-    )
-    source.add_argument(
-        "--label", metavar="COL", help="the column of true 0/1 labels (optional)"
-    )
-    source.add_argument(
-        "--dataset",
-        choices=DATASETS,
-        help="audit a default model (logistic regression) on this bundled data set",
-    )
-    options = parser.add_argument_group("options")
-    for flag, metavar, default, open_ends, meaning in (
-        ("--threshold", "T", 0.5, False, "decision threshold, decision = score >= T"),
-        ("--epsilon", "E", 0.05, True, "radius of the local MCDP(E) beside MCDP(0)"),
-    ):
-        options.add_argument(
-            flag,
-            type=unit_interval_type(open_ends=open_ends),
-            default=default,
-            metavar=metavar,
-            help=f"{meaning} (default: {default})",
-        )
-    for flag, metavar, meaning in (
-        (
-            "--n-resamples",
-            "N",
-            "bootstrap resamples and permutations "
-            "(default: 199, fewer above 100 000 rows)",
-        ),
-        (
-            "--min-group-size",
-            "K",
-            "leave out groups with fewer than K samples "
-            "(default: keep every group and warn about groups of fewer than 30)",
-        ),
-    ):
-        options.add_argument(flag, type=integer_type(1), metavar=metavar, help=meaning)
-    options.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    options.add_argument(
-        "--output",
-        required=True,
-        metavar="FILE",
-        help="where to write the report: .html, .md or .json",
-    )
+    _add_input_arguments(parser)
+    _add_group_arguments(parser)
+    _add_audit_arguments(parser)
     return parser
-
-
-def _reader(path, parser):
-    suffix = os.path.splitext(path)[1].lower()
-    kind = READERS.get(suffix)
-    if kind is None or (suffix == ".gz" and not path.lower().endswith(".csv.gz")):
-        parser.error(FILE_TYPE_ERROR.format(path=path))
-    return kind
 
 
 def _columns(path, kind, parser):
     """The file's column names, read without loading the data."""
     try:
-        if kind == "csv":
-            return list(pd.read_csv(path, nrows=0).columns)
-        import pyarrow.parquet as pq
-
-        return list(pq.read_schema(path).names)
+        return read_columns(path, kind)
     except (OSError, ValueError, ImportError) as error:
         parser.error(
             FILE_UNREADABLE_ERROR.format(path=path, reason=str(error).splitlines()[0])
@@ -181,9 +248,14 @@ def _check_arguments(args, parser):
         return fmt, None
     if args.score is None or not args.sensitive:
         parser.error(NEEDS_COLUMNS_ERROR)
+    if args.pos_label is not None and args.label is None:
+        parser.error(POS_LABEL_NO_LABELS_ERROR)
     if not os.path.isfile(args.predictions):
         parser.error(FILE_MISSING_ERROR.format(path=args.predictions))
-    kind = _reader(args.predictions, parser)
+    _check_bins(args, parser, args.sensitive)
+    kind = file_kind(args.predictions)
+    if kind is None:
+        parser.error(FILE_TYPE_ERROR.format(path=args.predictions))
     columns = _columns(args.predictions, kind, parser)
     shown = columns if len(columns) <= 20 else columns[:20] + ["..."]
     for option, wanted in (
@@ -201,19 +273,20 @@ def _check_arguments(args, parser):
     return fmt, kind
 
 
-def _load_predictions(args, kind):
-    wanted = list(
-        dict.fromkeys(
-            [args.score, *args.sensitive] + ([args.label] if args.label else [])
-        )
-    )
-    if kind == "csv":
-        # pandas < 3.1 parses floats with a fast, inexact reader by default;
-        # round_trip gives every score the exact float that was written
-        exact = {} if _PANDAS_PARSES_EXACTLY else {"float_precision": "round_trip"}
-        frame = pd.read_csv(args.predictions, usecols=wanted, **exact)
-    else:
-        frame = pd.read_parquet(args.predictions, columns=wanted)
+def _check_bins(args, parser, sensitive_columns):
+    for column, _ in args.bins:
+        if column not in sensitive_columns:
+            parser.error(f"argument --bins: {column!r} is not a --sensitive column")
+
+
+def _load_predictions(args, kind, parser):
+    wanted = [args.score, *args.sensitive] + ([args.label] if args.label else [])
+    wanted = list(dict.fromkeys(wanted))
+    try:
+        frame = read_frame(args.predictions, kind, wanted)
+    except (OSError, ValueError, ImportError) as error:
+        reason = str(error).splitlines()[0]
+        parser.error(FILE_UNREADABLE_ERROR.format(path=args.predictions, reason=reason))
     y_true = None if args.label is None else frame[args.label]
     return y_true, frame[args.score], frame[args.sensitive], None, args.predictions
 
@@ -226,10 +299,7 @@ def _demo_model(args, parser):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-    from skfair import datasets
-
-    loader = getattr(datasets, f"load_{args.dataset}")
-    bunch = loader()
+    bunch = load_dataset(args.dataset)
     available = list(bunch.sensitive.columns)
     sensitive = args.sensitive or available
     missing = [c for c in sensitive if c not in available]
@@ -239,6 +309,7 @@ def _demo_model(args, parser):
                 missing=missing, dataset=args.dataset, available=available
             )
         )
+    _check_bins(args, parser, sensitive)
     features = bunch.data.drop(columns=available)
     X_train, X_test, y_train, y_test, _, s_test = train_test_split(
         features,
@@ -274,6 +345,86 @@ def _demo_model(args, parser):
     )
 
 
+def _continuous_error(message):
+    """The resolver's "looks continuous" error in CLI words, or None."""
+    match = _CONTINUOUS.search(message)
+    if match is None:
+        return None
+    column = match["column"]
+    try:
+        bare = ast.literal_eval(column)
+    except (ValueError, SyntaxError):
+        bare = column
+    return CONTINUOUS_ERROR.format(**match.groupdict(), bare=bare)
+
+
+def _audit_options(args, y_true, sensitive, progress):
+    """The keyword arguments of ``audit`` that the options decide.
+
+    ``progress=`` and ``reference=`` are passed only to an ``audit`` that
+    takes them.
+    """
+    from skfair.report import audit
+
+    accepted = inspect.signature(audit).parameters
+    options = {"pos_label": None}
+    if y_true is not None:
+        options["pos_label"] = positive_label(y_true, args.pos_label, args.label)
+    if args.reference is not None:
+        reference = reference_group(sensitive, args.reference)
+        if "reference" in accepted:
+            options["reference"] = reference
+        else:
+            print(REFERENCE_IGNORED_NOTICE, file=sys.stderr)
+    if "progress" in accepted:
+        options["progress"] = progress
+    else:
+        progress("metrics, intervals and tests")
+    return options
+
+
+def _audit(args, parser, loaded, progress):
+    """Shape the inputs, run :func:`skfair.report.audit`; errors in CLI words."""
+    from skfair.report import audit
+
+    y_true, y_score, sensitive, X, source = loaded
+    try:
+        sensitive = shape_sensitive(sensitive, bins=args.bins, na_group=args.na_group)
+        options = _audit_options(args, y_true, sensitive, progress)
+    except ValueError as error:
+        parser.error(str(error))
+    try:
+        return audit(
+            y_true,
+            y_score,
+            sensitive_features=sensitive,
+            threshold=args.threshold,
+            X=X,
+            epsilon=args.epsilon,
+            n_resamples=args.n_resamples,
+            random_state=args.seed,
+            title=f"Fairness audit — {source}",
+            min_group_size=args.min_group_size,
+            **options,
+        )
+    except ValueError as error:
+        message = _continuous_error(str(error))
+        if message is not None:
+            parser.error(message)
+        parser.error(BAD_DATA_ERROR.format(source=source, message=error))
+
+
+def _render(report, fmt, progress):
+    if fmt == "html":
+        progress("figures")
+        return report.to_html()
+    if fmt == "markdown":
+        return report.to_markdown()
+    import json
+
+    return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
 def run(args, parser):
     """Run ``skfair audit``; return the exit status.
 
@@ -291,39 +442,23 @@ def run(args, parser):
     ...       "--output", os.path.join(folder, "r.md")])
     0
     """
-    from skfair.report import audit
-
     fmt, kind = _check_arguments(args, parser)
     start = time.perf_counter()
-    if args.dataset is None:
-        y_true, y_score, sensitive, X, source = _load_predictions(args, kind)
-    else:
-        y_true, y_score, sensitive, X, source = _demo_model(args, parser)
-    try:
-        report = audit(
-            y_true,
-            y_score,
-            sensitive_features=sensitive,
-            threshold=args.threshold,
-            X=X,
-            epsilon=args.epsilon,
-            n_resamples=args.n_resamples,
-            random_state=args.seed,
-            title=f"Fairness audit — {source}",
-            min_group_size=args.min_group_size,
-        )
-    except ValueError as error:
-        parser.error(BAD_DATA_ERROR.format(source=source, message=error))
-    if fmt == "html":
-        text = report.to_html()
-    elif fmt == "markdown":
-        text = report.to_markdown()
-    else:
-        import json
-
-        text = json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
-    with open(args.output, "w", encoding="utf-8") as handle:
-        handle.write(text)
+    # loading, about 4 of the audit's own, (figures,) writing; more are counted
+    phases = 6 + (fmt == "html")
+    with Progress("audit", phases) as progress, caught_warnings() as caught:
+        progress("loading")
+        if args.dataset is None:
+            loaded = _load_predictions(args, kind, parser)
+        else:
+            loaded = _demo_model(args, parser)
+        report = _audit(args, parser, loaded, progress)
+        text = _render(report, fmt, progress)
+        progress("writing")
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    handled = {"small_groups"} if args.min_group_size is not None else set()
+    say_warnings("audit", caught, handled=handled)
     elapsed = time.perf_counter() - start
     print(
         f"skfair audit: wrote {args.output} ({report.n_samples:,} samples, "

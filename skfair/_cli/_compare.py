@@ -5,17 +5,31 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import warnings
 from inspect import signature
 
 import numpy as np
 import pandas as pd
 
 from skfair._cli import integer_type, unit_interval_type
-from skfair._cli._render import check_output, format_cell, markdown, write_report
-from skfair.utils import SMALL_GROUP_SIZE, SmallGroupWarning
+from skfair._cli._datasets import (
+    HFM_DATASETS,
+    canonical_dataset,
+    dataset_help,
+    dataset_title,
+    load_dataset,
+)
+from skfair._cli._feedback import Progress, caught_warnings, say_warnings
+from skfair._cli._render import (
+    check_output,
+    format_cell,
+    markdown,
+    mean_std,
+    write_report,
+)
+from skfair.utils import SMALL_GROUP_SIZE
 
-DATASETS = ("ricci", "credit", "income", "ppr", "ppvr")
+#: The data sets it runs on: those of the HFM paper (canonical names).
+DATASETS = HFM_DATASETS
 FORMATS = ("markdown", "csv", "json")
 #: Command-line names of the learners (``--learners``).
 LEARNERS = {
@@ -133,115 +147,140 @@ def _learners(text):
 
 
 def add_parser(subparsers):
-    """Add the ``compare`` subcommand to ``subparsers``; return its parser."""
+    """Add the ``compare`` subcommand to ``subparsers``; return its parser.
+
+    Examples
+    --------
+    >>> from skfair._cli import build_parser
+    >>> args = build_parser().parse_args(["compare", "--dataset", "income"])
+    >>> args.dataset, args.cv, args.learners
+    ('adult', 5, None)
+    """
     compare = subparsers.add_parser(
         "compare",
         help="reproduce the HFM paper's comparison table on a bundled data set",
         description=COMPARE_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add = compare.add_argument
-    add(
+    _add_data_arguments(compare)
+    _add_protocol_arguments(compare)
+    _add_output_arguments(compare)
+    return compare
+
+
+def _add_data_arguments(parser):
+    group = parser.add_argument_group("data and learners")
+    group.add_argument(
         "--dataset",
         required=True,
+        type=canonical_dataset,
         choices=DATASETS,
-        help="the data set, named as in the HFM paper: ricci (118 samples), "
-        "credit (German credit, 1000), income (Adult, 30162), ppr (COMPAS, "
-        "6167) or ppvr (violent COMPAS, 4010)",
+        metavar="NAME",
+        help=dataset_help(DATASETS, "the data set (required)"),
     )
-    add(
+    group.add_argument(
         "--sensitive",
         metavar="ATTR",
         help="report on this sensitive attribute only (and constrain the fair "
         "learners on it); default: every sensitive attribute of the data set "
-        "(ricci: race; credit: sex, age; the others: race, sex)",
+        "(ricci: race; german_credit: sex, age; the others: race, sex)",
     )
-    add(
+    group.add_argument(
         "--learners",
         type=_learners,
         metavar="NAMES",
         help="comma-separated learners to compare (default: all): "
         + ", ".join(LEARNERS),
     )
-    add(
+    group.add_argument(
         "--n-estimators",
         type=integer_type(1),
         default=7,
         metavar="N",
         help="members of every ensemble (default: 7, the paper's)",
     )
-    add(
+
+
+def _add_protocol_arguments(parser):
+    group = parser.add_argument_group("protocol")
+    group.add_argument(
         "--cv",
         type=integer_type(2),
         default=5,
         metavar="K",
         help="number of stratified cross-validation folds (default: 5)",
     )
-    add(
+    group.add_argument(
         "--n-jobs",
         type=_n_jobs,
         default=None,
         metavar="N",
         help="folds fitted in parallel; -1 uses every core (default: 1)",
     )
-    add(
+    group.add_argument(
         "--seed",
         type=integer_type(0, 2**32 - 1),
         default=0,
         help="seeds the fold shuffling, the learners and discriminative "
         "risk (default: 0)",
     )
-    add(
+    group.add_argument(
         "--paper-protocol",
         action="store_true",
         help="the paper's reference protocol: --fair-groups per-attribute "
         "--dr joint --dr-unscaled --train-scores (see above)",
     )
-    add(
-        "--fair-groups",
-        choices=("intersection", "per-attribute"),
-        help="the groups FairGBM and AdaFair are constrained on: the "
-        "intersection of the attributes (default) or each attribute, "
-        "fitted once per attribute (the paper)",
-    )
-    add(
-        "--dr",
-        choices=("attribute", "joint"),
-        help="what DR disturbs: the row's attribute (default) or all "
-        "sensitive attributes jointly (the paper)",
-    )
-    add(
+    for flag, choices, meaning in (
+        (
+            "--fair-groups",
+            ("intersection", "per-attribute"),
+            "the groups FairGBM and AdaFair are constrained on: the intersection "
+            "of the attributes (default) or each attribute, fitted once per "
+            "attribute (the paper)",
+        ),
+        (
+            "--dr",
+            ("attribute", "joint"),
+            "what DR disturbs: the row's attribute (default) or all sensitive "
+            "attributes jointly (the paper)",
+        ),
+    ):
+        group.add_argument(flag, choices=choices, help=meaning)
+    group.add_argument(
         "--dr-ratio",
         type=unit_interval_type(),
         metavar="R",
         help="probability that DR disturbs a sensitive value (default: 0.97, "
         "the reference code's)",
     )
-    add(
+    group.add_argument(
         "--dr-unscaled",
         action=argparse.BooleanOptionalAction,
         help="predict the disturbed samples on unscaled features: reproduces "
         "a flaw of the paper's reference code that inflates DR (default: no)",
     )
-    add(
+
+
+def _add_output_arguments(parser):
+    group = parser.add_argument_group("output")
+    group.add_argument(
         "--train-scores",
         action=argparse.BooleanOptionalAction,
         help="also report every metric on the training folds (default: no)",
     )
-    add(
+    group.add_argument(
         "--format",
         choices=FORMATS,
         default="markdown",
         help="markdown table with 'mean ± std' cells, CSV with <metric>_mean "
         "and <metric>_std columns, or JSON (default: markdown)",
     )
-    add(
+    group.add_argument(
         "--output",
         metavar="FILE",
         help="write the report to FILE instead of standard output (checked "
         "before any work)",
     )
-    return compare
 
 
 def _options(args):
@@ -421,8 +460,8 @@ def _header(args, bunch, attributes, n_encoded, options):
     )
     folds = "test and training folds" if options["train_scores"] else "test folds"
     return [
-        f"HFM paper comparison on {args.dataset}: n = {bunch.data.shape[0]} "
-        f"samples, {n_encoded} encoded features",
+        f"HFM paper comparison on {dataset_title(args.dataset)}: "
+        f"n = {bunch.data.shape[0]} samples, {n_encoded} encoded features",
         f"sensitive attributes: {described}",
         f"{args.cv}-fold stratified cross-validation, seed {args.seed}, "
         f"{args.n_estimators} members per ensemble; mean ± std over {folds}",
@@ -434,13 +473,11 @@ def _header(args, bunch, attributes, n_encoded, options):
 
 
 def _render(args, header, rows, notes):
-    from skfair.model_selection._compare import _mean_std
-
     cells = pd.DataFrame(
         [
             {
                 **{k: row[k] for k in ("learner", "attribute", "folds")},
-                **{title: _mean_std(row[title]) for _, title in TABLE_COLUMNS},
+                **{title: mean_std(row[title]) for _, title in TABLE_COLUMNS},
             }
             for row in rows
         ]
@@ -465,51 +502,70 @@ def _render(args, header, rows, notes):
     return json.dumps(report, indent=1, allow_nan=False) + "\n"
 
 
-def run(args, parser):
-    """Run ``skfair compare``; write the report to ``--output`` or standard output.
-
-    ``--output`` is checked first, and the argument errors found after loading
-    the data exit with status 2 before any model is trained. Returns 0.
-    """
-    from skfair.datasets import load_hfm_dataset
-    from skfair.model_selection import make_hfm_encoder
-    from skfair.model_selection._hfm_paper import LEARNER_NAMES
-
-    check_output(args.output, parser)
-    bunch = load_hfm_dataset(args.dataset)
+def _attributes(args, parser, bunch):
+    """The reported sensitive attributes: --sensitive's, else all of them."""
     all_attributes = list(bunch.sensitive.columns)
     if args.sensitive is None:
-        attributes = all_attributes
-    elif args.sensitive in all_attributes:
-        attributes = [args.sensitive]
-    else:
+        return all_attributes
+    if args.sensitive not in all_attributes:
         parser.error(
             f"argument --sensitive: {args.sensitive!r} is not a sensitive "
             f"attribute of {args.dataset}; choose from {', '.join(all_attributes)}"
         )
-    splits, smallest = _check_folds(args, parser, bunch, attributes)
-    options = _options(args)
+    return [args.sensitive]
+
+
+def _learner_names(args, parser):
+    from skfair.model_selection._hfm_paper import LEARNER_NAMES
+
     names = [n for n in LEARNER_NAMES if n in (args.learners or LEARNER_NAMES)]
     if any(n.startswith("FairGBM") for n in names) and not _fairgbm_available():
         print(FAIRGBM_MISSING_NOTICE, file=sys.stderr)
         names = [n for n in names if not n.startswith("FairGBM")]
     if not names:
         parser.error("argument --learners: no learner left to compare")
-    encoder = make_hfm_encoder(all_attributes, privileged=bunch.privileged)
-    n_encoded = encoder.fit_transform(bunch.data).shape[1]
-    with warnings.catch_warnings():
-        # Said once, in the header, rather than for every fold and metric.
-        warnings.simplefilter("ignore", SmallGroupWarning)
-        results = _evaluate(args, bunch, attributes, splits, options, names)
-    folds = ["test", "train"] if options["train_scores"] else ["test"]
-    rows = _rows(results, names, attributes, folds)
-    header = _header(args, bunch, attributes, n_encoded, options)
-    if smallest[0] < SMALL_GROUP_SIZE:
-        header.append(
-            f"small groups: a test fold holds only {smallest[0]} samples of one "
-            f"{smallest[1]} group; gaps and HFM degrees of groups under "
-            f"{SMALL_GROUP_SIZE} samples mostly measure sampling noise"
+    return names
+
+
+def run(args, parser):
+    """Run ``skfair compare``; write the report to ``--output`` or standard output.
+
+    ``--output`` is checked first, and the argument errors found after loading
+    the data exit with status 2 before any model is trained. Progress goes to
+    stderr (a line per phase, and :func:`compare_estimators`' own bar or
+    lines), and so do warnings, one line each. Returns 0.
+    """
+    from skfair.model_selection import make_hfm_encoder
+
+    check_output(args.output, parser)
+    progress = Progress("compare", 2, bar=False)
+    with caught_warnings() as caught:
+        bunch = load_dataset(args.dataset, preprocessing="hfm")
+        attributes = _attributes(args, parser, bunch)
+        splits, smallest = _check_folds(args, parser, bunch, attributes)
+        options = _options(args)
+        names = _learner_names(args, parser)
+        all_attributes = list(bunch.sensitive.columns)
+        encoder = make_hfm_encoder(all_attributes, privileged=bunch.privileged)
+        n_encoded = encoder.fit_transform(bunch.data).shape[1]
+        progress(
+            f"cross-validating {len(names)} learner(s) on {dataset_title(args.dataset)}"
+            f", {args.cv} folds"
         )
-    report = _render(args, header, rows, _footnotes(rows))
+        results = _evaluate(args, bunch, attributes, splits, options, names)
+        progress("writing")
+        folds = ["test", "train"] if options["train_scores"] else ["test"]
+        rows = _rows(results, names, attributes, folds)
+        header = _header(args, bunch, attributes, n_encoded, options)
+        if smallest[0] < SMALL_GROUP_SIZE:
+            header.append(
+                f"small groups: a test fold holds only {smallest[0]} samples of one "
+                f"{smallest[1]} group; gaps and HFM degrees of groups under "
+                f"{SMALL_GROUP_SIZE} samples mostly measure sampling noise"
+            )
+        report = _render(args, header, rows, _footnotes(rows))
+    progress.close()
+    # small groups are said once, in the header, not for every fold and metric
+    say_warnings("compare", caught, handled={"small_groups"})
     write_report(report, args.output, "compare")
     return 0

@@ -45,6 +45,22 @@ def write_report(report, path, command):
     print(f"skfair {command}: wrote {path}", file=sys.stderr)
 
 
+def mean_std(values):
+    """Mean, sample std (ddof=1) and count over the defined (non-NaN) values.
+
+    Examples
+    --------
+    >>> mean_std(np.array([1.0, 3.0, np.nan]))
+    (2.0, 1.414..., 2)
+    """
+    defined = values[~np.isnan(values)]
+    if defined.size == 0:
+        return np.nan, np.nan, 0
+    with np.errstate(invalid="ignore"):  # inf - inf in the std of infinite values
+        std = float(np.std(defined, ddof=1)) if defined.size > 1 else np.nan
+    return float(np.mean(defined)), std, int(defined.size)
+
+
 def format_cell(mean, std, n_defined, n_folds):
     """``"mean ± std"`` with 4 decimals, ``"(k/n)"`` when defined on k < n folds."""
     if n_defined == 0 or np.isnan(mean):

@@ -20,8 +20,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from skfair.utils._estimator import BinaryDecisionMixin
 from skfair.utils._sensitive import (
-    _resolve_positions,
     drop_unused_categories,
+    resolve_columns,
     sensitive_groupings,
 )
 from skfair.utils._validation import check_binary_y
@@ -102,7 +102,7 @@ class BaseFairEnsemble(BinaryDecisionMixin, ClassifierMixin, BaseEstimator):
             self._model_input(X, reset=reset), y, reset=reset
         )
         if reset:
-            self._sensitive_positions, _ = _resolve_positions(X, self.sensitive)
+            self._sensitive_positions, _ = resolve_columns(X, self.sensitive)
         positions = set(self._sensitive_positions)
         n_features = X_checked.shape[1]
         names = getattr(self, "feature_names_in_", None)

@@ -20,6 +20,7 @@ from joblib import effective_n_jobs
 from scipy.special import expit
 from sklearn.utils.validation import check_random_state
 
+from skfair.utils import to_pandas
 from skfair.utils._estimator import store_params
 
 from ._base import BaseFairEnsemble, Interval, StrOptions, _fit_context
@@ -157,8 +158,9 @@ default="cross_entropy"
     ``fit`` takes no ``sample_weight``: FairGBM's constrained objective
     rejects non-uniform weights ("not implemented yet").
 
-    Features must be numeric or pandas ``category`` columns. A category
-    column is handled as :class:`lightgbm.LGBMClassifier` handles it
+    Features must be numeric or categorical columns (pandas ``category``,
+    polars ``Enum`` or ``Categorical``). A category column is handled as
+    :class:`lightgbm.LGBMClassifier` handles it
     (``categorical_feature="auto"``): its codes are the feature, split on as
     categories unless the categorical is ordered; the categories seen in fit
     are stored, and at predict the column is coded with them, a category
@@ -319,7 +321,12 @@ default="cross_entropy"
         return self
 
     def _model_input(self, X, *, reset):
-        """``X`` with its ``category`` columns coded as at fit (as LightGBM)."""
+        """``X`` with its ``category`` columns coded as at fit (as LightGBM).
+
+        A dataframe of another library is read as pandas first: a polars
+        ``Enum`` or ``Categorical`` column is a ``category`` column.
+        """
+        X = to_pandas(X)
         if reset:
             dtypes = X.dtypes if isinstance(X, pd.DataFrame) else []
             self._categories = {

@@ -6,7 +6,6 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-import pandas as pd
 from scipy.special import expit
 from sklearn.base import (
     BaseEstimator,
@@ -20,7 +19,12 @@ from sklearn.utils._param_validation import (  # scikit-learn's own validation;
 )
 from sklearn.utils.validation import check_is_fitted
 
-from skfair.utils import check_sample_weight_1d, drop_sensitive, sensitive_groupings
+from skfair.utils import (
+    check_sample_weight_1d,
+    drop_sensitive,
+    is_dataframe,
+    sensitive_groupings,
+)
 from skfair.utils._estimator import BinaryDecisionMixin
 from skfair.utils._validation import check_binary_y
 
@@ -67,7 +71,7 @@ class BaseFairPenalised(BinaryDecisionMixin, ClassifierMixin, BaseEstimator):
         if X_arr.dtype.kind in "biufc":
             # numeric X: NaN/inf anywhere (sensitive columns too) is an error
             X_arr = check_array(X_arr, dtype=None)
-        source = X if isinstance(X, pd.DataFrame) else X_arr
+        source = X if is_dataframe(X) else X_arr
         model_X = (
             source
             if self.sensitive_as_feature

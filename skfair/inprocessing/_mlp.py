@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -9,6 +10,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.utils._param_validation import (  # scikit-learn's own validation;
     Interval,  # no public equivalent of these parameter constraints
+    StrOptions,
 )
 from sklearn.utils.validation import check_random_state
 from threadpoolctl import threadpool_limits
@@ -16,6 +18,14 @@ from threadpoolctl import threadpool_limits
 from skfair.utils._estimator import store_params
 
 from ._base import BaseFairPenalised
+from ._model_penalties import (
+    MODEL_PENALTIES,
+    dralign_alignment,
+    group_members,
+    mixup_penalty,
+)
+from ._network import Adam, backward, batches, forward, init_params
+from ._penalties import PENALTIES, _penalty_from_codes
 
 #: Precision of the weights and of the forward/backward passes (the penalties
 #: and the loss are computed in float64).
@@ -25,38 +35,130 @@ HIDDEN_SIZES_ERROR = (
     "hidden_layer_sizes must be a positive integer or a sequence of positive "
     "integers; got {value!r}."
 )
+NEVER_APPLIED_WARNING = (
+    "The fairness term was applied on none of the {n_steps} mini-batches: "
+    "none held two groups of the penalty ({n_groups} groups; the smallest has "
+    "{smallest} training samples, batch_size={batch_size}). Increase "
+    "batch_size, or leave the small groups out with min_group_size."
+)
+DIVERGED_ERROR = (
+    "Training diverged at step {step} (non-finite loss); lower "
+    "learning_rate_init or the fairness weight."
+)
 
 
-class _Adam:
-    """Adam (Kingma & Ba, 2015) with PyTorch's defaults and bias correction."""
-
-    def __init__(self, params, beta1=0.9, beta2=0.999, eps=1e-8):
-        self.beta1, self.beta2, self.eps = beta1, beta2, eps
-        self.m = [np.zeros_like(p) for p in params]
-        self.v = [np.zeros_like(p) for p in params]
-        self.t = 0
-
-    def step(self, params, grads, lr):
-        self.t += 1
-        c1, c2 = 1.0 - self.beta1**self.t, 1.0 - self.beta2**self.t
-        for p, g, m, v in zip(params, grads, self.m, self.v):
-            m *= self.beta1
-            m += (1.0 - self.beta1) * g
-            v *= self.beta2
-            v += (1.0 - self.beta2) * g * g
-            p -= lr * (m / c1) / (np.sqrt(v / c2) + self.eps)
+def _log_loss(z, proba, y, w):
+    """Weighted mean log-loss and its gradient with respect to the logits."""
+    total = max(w.sum(), np.finfo(np.float64).tiny)
+    loss = float(w @ (np.logaddexp(0.0, z) - y * z) / total)
+    return loss, w * (proba - y) / total
 
 
-def _batches(n_samples, batch_size, rng):
-    """Endless mini-batches: a fresh permutation per epoch, last one dropped."""
-    size = min(batch_size, n_samples)
-    while True:
-        order = rng.permutation(n_samples)
-        for start in range(0, n_samples - size + 1, size):
-            yield order[start : start + size]
+class _MLPTrainingMixin:
+    """The network, its training loop and its scores, for the MLP estimators.
+
+    Subclasses implement ``_setup(n_groups)`` (extra state before the first
+    step), ``_step(X, y, w, codes, lr, rng)`` returning ``(log-loss, value,
+    applied)`` where ``value`` is logged in ``<_curve_name>`` and
+    ``applied`` says whether the fairness term acted on the batch, and
+    ``_fairness_active()``.
+    """
+
+    _mlp_constraints: ClassVar[dict] = {
+        "hidden_layer_sizes": [
+            "array-like",
+            Interval(Integral, 1, None, closed="left"),
+        ],
+        "learning_rate_init": [Interval(Real, 0, None, closed="neither")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "lr_step_size": [Interval(Integral, 1, None, closed="left")],
+        "lr_decay": [Interval(Real, 0, 1, closed="right")],
+        "dropout": [Interval(Real, 0, 1, closed="left")],
+    }
+    _curve_name = "penalty_curve_"
+
+    def _hidden_sizes(self):
+        sizes = self.hidden_layer_sizes
+        sizes = [sizes] if isinstance(sizes, Integral) else list(sizes)
+        if any(
+            isinstance(s, bool) or not isinstance(s, Integral) or s < 1 for s in sizes
+        ):
+            raise ValueError(HIDDEN_SIZES_ERROR.format(value=self.hidden_layer_sizes))
+        return [int(s) for s in sizes]
+
+    def _init_params(self, n_features, rng):
+        sizes = [n_features, *self._hidden_sizes(), 1]
+        self.coefs_, self.intercepts_ = init_params(sizes, rng, _DTYPE)
+
+    def _forward(self, X, rng=None, dtype=None):
+        """Logits and the cache of the backward passes (dropout if ``rng``).
+
+        In the weights' precision unless ``dtype`` is given.
+        """
+        dtype = self.coefs_[0].dtype if dtype is None else dtype
+        return forward(
+            self.coefs_, self.intercepts_, X, dtype=dtype, rng=rng, dropout=self.dropout
+        )
+
+    def _backward(self, cache, grad_z):
+        """Gradients of every weight and bias given d(loss)/d(logit)."""
+        return backward(self.coefs_, cache, grad_z)
+
+    def _fit(self, features, y01, w, codes):
+        rng = check_random_state(self.random_state)
+        self._init_params(features.shape[1], rng)
+        self._optimizer = Adam(self.coefs_ + self.intercepts_)
+        self._setup(int(codes.max()) + 1)
+        batch_iter = batches(features.shape[0], self.batch_size, rng)
+        losses, values, n_applied = [], [], 0
+        # Mini-batch products are small: one BLAS thread is faster than
+        # several, and does not oversubscribe cores under n_jobs > 1.
+        with threadpool_limits(limits=1, user_api="blas"):
+            for step in range(self.max_iter):
+                decay = self.lr_decay ** (step // self.lr_step_size)
+                idx = next(batch_iter)
+                loss, value, applied = self._step(
+                    features[idx],
+                    y01[idx],
+                    w[idx],
+                    codes[idx],
+                    self.learning_rate_init * decay,
+                    rng,
+                )
+                if not np.isfinite(loss):
+                    raise FloatingPointError(DIVERGED_ERROR.format(step=step))
+                losses.append(loss)
+                values.append(value)
+                n_applied += applied
+        del self._optimizer
+        self.n_iter_ = self.max_iter
+        self.loss_curve_ = np.asarray(losses)
+        setattr(self, self._curve_name, np.asarray(values, dtype=np.float64))
+        if n_applied == 0 and self._fairness_active():
+            self._warn_never_applied(codes)
+
+    def _warn_never_applied(self, codes):
+        counts = np.bincount(codes[codes >= 0])
+        warnings.warn(
+            NEVER_APPLIED_WARNING.format(
+                n_steps=self.max_iter,
+                n_groups=int((counts > 0).sum()),
+                smallest=int(counts[counts > 0].min()),
+                batch_size=self.batch_size,
+            ),
+            UserWarning,
+            stacklevel=4,
+        )
+
+    def _raw_score(self, features):
+        # float64 at prediction: the rounding of a float32 product depends on
+        # how BLAS blocks the rows, and a sample's score must not depend on
+        # which other rows are predicted with it.
+        return self._forward(features, dtype=np.float64)[0]
 
 
-class FairMLPClassifier(BaseFairPenalised):
+class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
     """MLP classifier trained with a differentiable demographic-parity penalty.
 
     The classifier of Jin et al. (ICML 2024): a multi-layer perceptron with
@@ -64,23 +166,31 @@ class FairMLPClassifier(BaseFairPenalised):
     to minimise ``log-loss + fairness_weight * penalty`` where the penalty is
     DiffMCDP (the paper's Algorithm 3: on every mini-batch, locate ŷ* with
     the exact MCDP, then descend on the smooth CDF gap there), DiffDP or
-    DiffABCC (see :func:`fairness_penalty`). ``penalty=None`` is ERM.
-    Forward and backward passes are plain numpy.
+    DiffABCC (see :func:`fairness_penalty`), or one of the paper's two
+    baselines that regularise the network rather than its scores: Fair Mixup
+    (Chuang & Mroueh, 2021) and DRAlign (Li et al., 2023). ``penalty=None``
+    is ERM. Forward, backward and second-order passes are plain numpy.
 
     Parameters
     ----------
     sensitive : str, int or list of str or int
         The sensitive column(s) of ``X``: names for a DataFrame, integer
         indices for an array. Several columns are intersected.
-    penalty : {"mcdp", "dp", "abcc"} or None, default="mcdp"
+    penalty : {"mcdp", "dp", "abcc", "mixup", "dralign"} or None, default="mcdp"
         The fairness regulariser; None trains the plain classifier (ERM).
+        ``"mixup"`` and ``"dralign"`` are described in the Notes.
     fairness_weight : float, default=0.2
         λ >= 0, the weight of the penalty (the paper's grid for DiffMCDP on
-        Adult and Bank is 0.1 to 0.3).
+        Adult and Bank is 0.1 to 0.3); for ``"dralign"``, the weight of its
+        ΔDP term.
     temperature : float, default=10.0
         τ > 0 of the sigmoid CDFs (``"mcdp"`` and ``"abcc"``).
     epsilon : float, default=0.0
         ε of MCDP(ε) for ``penalty="mcdp"``; the paper trains with 0.
+    alignment_strength : float, default=0.05
+        β >= 0 of DRAlign's alignment term, which is *not* scaled by
+        ``fairness_weight`` (the reference code's 0.05 on Adult, 0.03 on
+        Bank); ignored by the other penalties.
     hidden_layer_sizes : int or tuple of int, default=(256,)
         Units of each hidden layer (the paper: one layer of 256).
     learning_rate_init : float, default=1e-3
@@ -97,7 +207,8 @@ class FairMLPClassifier(BaseFairPenalised):
     lr_decay : float, default=0.1
         Multiplicative decay of the step schedule.
     dropout : float, default=0.0
-        Dropout rate on the hidden units during training.
+        Dropout rate on the hidden units during training (also in Fair
+        Mixup's pass on the mixed inputs).
     min_group_size : int or None, default=None
         None keeps every group in the penalty and warns
         (:class:`skfair.utils.SmallGroupWarning`) about groups with fewer
@@ -124,7 +235,10 @@ class FairMLPClassifier(BaseFairPenalised):
         Mini-batch log-loss at each step.
     penalty_curve_ : ndarray of shape (n_iter_,)
         Mini-batch penalty at each step (0 for ERM or a batch holding one
-        group only).
+        group only); for ``"dralign"`` its ΔDP term.
+    alignment_curve_ : ndarray of shape (n_iter_,)
+        ``"dralign"`` only: the alignment ``sum_l cos(r_a^l, r_b^l)`` of the
+        least aligned pair at each step (NaN for a batch holding one group).
     n_features_in_ : int
         Number of columns of ``X`` seen in fit (sensitive ones included).
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -132,7 +246,8 @@ class FairMLPClassifier(BaseFairPenalised):
 
     See Also
     --------
-    fairness_penalty : The penalties and their gradients.
+    fairness_penalty : The score penalties and their gradients.
+    AdversarialDebiasingClassifier : The paper's adversarial baseline.
     FairLGBMClassifier : The same penalties inside gradient boosting.
 
     Notes
@@ -151,10 +266,40 @@ class FairMLPClassifier(BaseFairPenalised):
     ``penalty="mcdp"`` and ``"abcc"`` compare every pair of groups on every
     step, so their cost grows with the square of the number of groups.
 
+    **Fair Mixup** (``"mixup"``), the path regulariser the MCDP paper's code
+    uses: on each mini-batch, for a pair of groups ``(a, b)``, ``m =
+    min(n_a, n_b)`` rows of each are paired, ``γ ~ Beta(1, 1)``, ``x_mix =
+    γ x_a + (1 - γ) x_b``, and the penalty is ``|mean ⟨∇ₓ f(x_mix), x_b -
+    x_a⟩|`` with ``f`` the predicted probability (its mean over γ is the
+    pair's mean-score gap). The input gradient's directional derivative and
+    its gradient with respect to the weights are exact (forward-mode through
+    the network, then a second backward pass). The reference code draws 512
+    rows of each group as a separate, group-balanced batch, on which it also
+    computes the log-loss; here the pairs come from the ordinary mini-batch,
+    so that every penalty trains on the same batches and weight 0 is ERM.
+
+    **DRAlign** (``"dralign"``; Li et al., 2023, "FAIRER"): ``log-loss +
+    fairness_weight · ΔDP_c - alignment_strength · sum_l cos(r_a^l,
+    r_b^l)``, where ``r_g^l[j] = sum_i (W_l[i, j] ∂ℓ_g/∂W_l[i, j])²`` is the
+    importance of unit ``j`` of hidden layer ``l`` for group ``g``'s mean
+    log-loss ``ℓ_g``. Its gradient needs a Hessian-vector product of each
+    ``ℓ_g``, computed exactly (Pearlmutter's R-operator). ``fairness_weight=0``
+    is ERM only with ``alignment_strength=0``.
+
+    With more than two groups, Fair Mixup penalises the pair with the largest
+    value, DRAlign the pair with the largest mean gap (ΔDP term) and the
+    least aligned pair (alignment term). A mini-batch holding fewer than two
+    groups adds no fairness term; a ``UserWarning`` says so when that was
+    the case of every batch.
+
     References
     ----------
     .. [1] Jin et al., ICML 2024 (cited in full under :func:`fairness_penalty`):
        Section 3.4 and Algorithm 3 (training), Appendix D (the classifier).
+    .. [2] C.-Y. Chuang and Y. Mroueh. "Fair Mixup: Fairness via
+       Interpolation". ICLR 2021.
+    .. [3] T. Li, Q. Guo, A. Liu, M. Du, Z. Li and Y. Liu. "FAIRER: Fairness
+       as Decision Rationale Alignment". ICML 2023.
 
     Examples
     --------
@@ -176,20 +321,17 @@ class FairMLPClassifier(BaseFairPenalised):
     ...     return mcdp(y, model.predict_proba(X)[:, 1], sensitive_features=group)
     >>> bool(gap(fair) < gap(erm))
     True
+    >>> mixup = FairMLPClassifier(sensitive=0, penalty="mixup", fairness_weight=1.0,
+    ...                           random_state=0).fit(X, y)
+    >>> bool(gap(mixup) < gap(erm))
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {
         **BaseFairPenalised._parameter_constraints,
-        "hidden_layer_sizes": [
-            "array-like",
-            Interval(Integral, 1, None, closed="left"),
-        ],
-        "learning_rate_init": [Interval(Real, 0, None, closed="neither")],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "lr_step_size": [Interval(Integral, 1, None, closed="left")],
-        "lr_decay": [Interval(Real, 0, 1, closed="right")],
-        "dropout": [Interval(Real, 0, 1, closed="left")],
+        **_MLPTrainingMixin._mlp_constraints,
+        "penalty": [StrOptions(set(PENALTIES) | set(MODEL_PENALTIES)), None],
+        "alignment_strength": [Interval(Real, 0, None, closed="left")],
     }
 
     def __init__(
@@ -200,6 +342,7 @@ class FairMLPClassifier(BaseFairPenalised):
         fairness_weight=0.2,
         temperature=10.0,
         epsilon=0.0,
+        alignment_strength=0.05,
         hidden_layer_sizes=(256,),
         learning_rate_init=1e-3,
         batch_size=1024,
@@ -213,108 +356,74 @@ class FairMLPClassifier(BaseFairPenalised):
     ):
         store_params(self, locals())
 
-    def _hidden_sizes(self):
-        sizes = self.hidden_layer_sizes
-        sizes = [sizes] if isinstance(sizes, Integral) else list(sizes)
-        if any(
-            isinstance(s, bool) or not isinstance(s, Integral) or s < 1 for s in sizes
-        ):
-            raise ValueError(HIDDEN_SIZES_ERROR.format(value=self.hidden_layer_sizes))
-        return [int(s) for s in sizes]
+    def _fairness_active(self):
+        if self.penalty == "dralign" and self.alignment_strength > 0:
+            return True
+        return self.penalty is not None and self.fairness_weight > 0
 
-    def _init_params(self, n_features, rng):
-        sizes = [n_features, *self._hidden_sizes(), 1]
-        self.coefs_, self.intercepts_ = [], []
-        for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
-            bound = 1.0 / np.sqrt(fan_in)
-            W = rng.uniform(-bound, bound, (fan_in, fan_out))
-            self.coefs_.append(W.astype(_DTYPE))
-            self.intercepts_.append(rng.uniform(-bound, bound, fan_out).astype(_DTYPE))
-
-    def _forward(self, X, rng=None, dtype=None):
-        """Logits and the hidden activations (with dropout masks applied).
-
-        In the weights' precision unless ``dtype`` is given.
-        """
-        dtype = self.coefs_[0].dtype if dtype is None else dtype
-        X = X.astype(dtype, copy=False)
-        activations, h = [X], X
-        params = [
-            (W.astype(dtype, copy=False), b)
-            for W, b in zip(self.coefs_, self.intercepts_)
-        ]
-        for W, b in params[:-1]:
-            h = np.maximum(h @ W + b, 0.0)
-            if rng is not None and self.dropout > 0:
-                keep = rng.random(h.shape) >= self.dropout
-                h = h * (keep / (1.0 - self.dropout)).astype(h.dtype)
-            activations.append(h)
-        W, b = params[-1]
-        z = (h @ W + b)[:, 0]
-        return z.astype(np.float64), activations
-
-    def _backward(self, activations, grad_z):
-        """Gradients of every weight and bias given d(loss)/d(logit)."""
-        delta = grad_z[:, None].astype(self.coefs_[0].dtype)
-        grads_W, grads_b = [], []
-        for layer in range(len(self.coefs_) - 1, -1, -1):
-            grads_W.append(activations[layer].T @ delta)
-            grads_b.append(delta.sum(axis=0))
-            if layer:
-                # ReLU (and dropout) pass the gradient where the unit was on.
-                delta = (delta @ self.coefs_[layer].T) * (activations[layer] > 0)
-        return grads_W[::-1] + grads_b[::-1]
-
-    def _step(self, X, y, w, codes, lr, rng):
-        z, activations = self._forward(X, rng)
-        proba = expit(z)
-        # weighted mean log-loss, d/dz = w (p - y) / sum(w)
-        total = max(w.sum(), np.finfo(np.float64).tiny)
-        grad_z = w * (proba - y) / total
-        loss = float(w @ (np.logaddexp(0.0, z) - y * z) / total)
-        value, grad_p = self._penalty_grad(proba, codes)
-        grad_z += grad_p * proba * (1.0 - proba)
-        grads = self._backward(activations, grad_z)
-        self._optimizer.step(self.coefs_ + self.intercepts_, grads, lr)
-        return loss, value
+    def _setup(self, n_groups):
+        self._alignment = [] if self.penalty == "dralign" else None
 
     def _fit(self, features, y01, w, codes):
-        rng = check_random_state(self.random_state)
-        self._init_params(features.shape[1], rng)
-        self._optimizer = _Adam(self.coefs_ + self.intercepts_)
-        batches = _batches(features.shape[0], self.batch_size, rng)
-        losses, penalties = [], []
-        # Mini-batch products are small: one BLAS thread is faster than
-        # several, and does not oversubscribe cores under n_jobs > 1.
-        with threadpool_limits(limits=1, user_api="blas"):
-            for step in range(self.max_iter):
-                decay = self.lr_decay ** (step // self.lr_step_size)
-                idx = next(batches)
-                loss, value = self._step(
-                    features[idx],
-                    y01[idx],
-                    w[idx],
-                    codes[idx],
-                    self.learning_rate_init * decay,
-                    rng,
-                )
-                if not np.isfinite(loss):
-                    raise FloatingPointError(DIVERGED_ERROR.format(step=step))
-                losses.append(loss)
-                penalties.append(value)
-        self.n_iter_ = self.max_iter
-        self.loss_curve_ = np.asarray(losses)
-        self.penalty_curve_ = np.asarray(penalties)
-        del self._optimizer
+        super()._fit(features, y01, w, codes)
+        if self._alignment is not None:
+            self.alignment_curve_ = np.asarray(self._alignment, dtype=np.float64)
+        del self._alignment
 
-    def _raw_score(self, features):
-        # float64 at prediction: the rounding of a float32 product depends on
-        # how BLAS blocks the rows, and a sample's score must not depend on
-        # which other rows are predicted with it.
-        return self._forward(features, dtype=np.float64)[0]
+    def _step(self, X, y, w, codes, lr, rng):
+        z, cache = self._forward(X, rng)
+        proba = expit(z)
+        loss, grad_z = _log_loss(z, proba, y, w)
+        applied = len(group_members(codes)) >= 2
+        extra = None
+        if self.penalty in MODEL_PENALTIES:
+            value, grad_p, extra = self._model_penalty(X, y, codes, cache, proba, rng)
+        else:
+            value, grad_p = self._penalty_grad(proba, codes)
+        grad_z += grad_p * proba * (1.0 - proba)
+        grads = self._backward(cache, grad_z)
+        if extra is not None:
+            grads = [g + e for g, e in zip(grads, extra)]
+        self._optimizer.step(self.coefs_ + self.intercepts_, grads, lr)
+        return loss, value, applied
+
+    def _model_penalty(self, X, y, codes, cache, proba, rng):
+        """Fair Mixup or DRAlign: ``(value, d/d proba, extra weight grads)``."""
+        lam = float(self.fairness_weight)
+        if self.penalty == "mixup":
+            if lam == 0:
+                return 0.0, 0.0, None
+            value, grads = mixup_penalty(
+                self.coefs_,
+                self.intercepts_,
+                X,
+                codes,
+                rng,
+                dtype=self.coefs_[0].dtype,
+                dropout=self.dropout,
+            )
+            extra = None if grads is None else [lam * g for g in grads]
+            return value, 0.0, extra
+        value, grad_p = _score_penalty(proba, codes, "dp", lam)
+        beta = float(self.alignment_strength)
+        alignment, grads = np.nan, None
+        if beta > 0:
+            alignment, grads = dralign_alignment(self.coefs_, cache, proba, y, codes)
+            if grads is None:
+                alignment = np.nan
+        self._alignment.append(alignment)
+        extra = None if grads is None else [-beta * g for g in grads]
+        return value, grad_p, extra
 
 
-DIVERGED_ERROR = (
-    "Training diverged at step {step} (non-finite loss); lower "
-    "learning_rate_init or fairness_weight."
-)
+def _score_penalty(proba, codes, penalty, weight):
+    """A score penalty of the kept rows: ``(value, weight * d/d proba)``."""
+    grad = np.zeros_like(proba)
+    kept = codes >= 0
+    present, local = np.unique(codes[kept], return_inverse=True)
+    if weight == 0 or present.size < 2:
+        return 0.0, grad
+    value, grad[kept] = _penalty_from_codes(
+        proba[kept], local, present.size, penalty, 10.0, 0.0
+    )
+    return value, weight * grad

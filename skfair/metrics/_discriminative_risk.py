@@ -10,14 +10,21 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 
-from ..utils import check_fraction, check_sensitive_features, resolve_privileged
+from ..utils import (
+    check_fraction,
+    check_sensitive_features,
+    columns_at,
+    is_dataframe,
+    replace_column,
+    resolve_columns,
+    resolve_privileged,
+)
 from ..utils._sensitive import (
-    _resolve_positions,
     apply_min_group_size,
     check_min_group_size,
     privileged_by_column,
 )
-from ..utils._validation import check_sample_weight_1d
+from ..utils._validation import check_same_index, check_sample_weight_1d
 
 NO_UNPRIVILEGED_ERROR = (
     "column {column!r} holds only its privileged value {value!r}; a "
@@ -40,13 +47,16 @@ def _disturbed_codes(codes, privileged_code, n_categories, ratio, rng):
 
 
 def _disturb(X, positions, names, values, options):
-    """A copy of ``X`` with its sensitive columns disturbed, and the kept mask."""
-    frame = isinstance(X, pd.DataFrame)
-    out = X.copy() if frame else np.array(X, copy=True)
+    """A copy of ``X`` with its sensitive columns disturbed, and the kept mask.
+
+    The copy is of the library of ``X`` (a polars frame stays one); the
+    labels are read as pandas (:func:`~skfair.utils.columns_at`).
+    """
+    frame = is_dataframe(X)
+    out = X if frame else np.array(X, copy=True)
     kept = np.ones(X.shape[0], dtype=bool)
     for position, name, value in zip(positions, names, values):
-        column = X.iloc[:, position] if frame else np.asarray(X)[:, position]
-        observed = pd.Series(column, name=name) if not frame else column
+        observed = columns_at(X, [position], [name]).iloc[:, 0]
         if isinstance(observed.dtype, pd.CategoricalDtype):
             observed = observed.cat.remove_unused_categories()
         grouping = apply_min_group_size(
@@ -65,11 +75,10 @@ def _disturb(X, positions, names, values, options):
         new_values = np.empty(grouping.n_groups, dtype=object)
         new_values[:] = list(grouping.labels)
         new_values = np.where(
-            grouping.kept, new_values[np.maximum(new_codes, 0)], np.asarray(column)
+            grouping.kept, new_values[np.maximum(new_codes, 0)], observed.to_numpy()
         )
         if frame:
-            series = pd.Series(new_values, index=X.index, name=X.columns[position])
-            out.isetitem(position, series.astype(column.dtype))
+            out = replace_column(out, position, new_values)
         else:
             out[:, position] = new_values
     return out, kept
@@ -177,11 +186,12 @@ def discriminative_risk(
     if not hasattr(estimator, "predict"):
         raise TypeError(NO_PREDICT_ERROR.format(kind=type(estimator).__name__))
     ratio = check_fraction(ratio, name="ratio")
-    if not isinstance(X, pd.DataFrame) and not hasattr(X, "shape"):
+    if not is_dataframe(X) and not hasattr(X, "shape"):
         X = np.asarray(X)
     check_min_group_size(min_group_size)
+    check_same_index(X=X, sample_weight=sample_weight)
     weights = check_sample_weight_1d(sample_weight, X.shape[0])
-    positions, names = _resolve_positions(X, sensitive)
+    positions, names = resolve_columns(X, sensitive)
     values = privileged_by_column(privileged, sensitive)
     options = {
         "ratio": ratio,

@@ -25,7 +25,12 @@ import pandas as pd
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state
 
-from ..utils import sensitive_groupings
+from ..utils import (
+    is_dataframe,
+    non_numeric_columns,
+    numeric_array,
+    sensitive_groupings,
+)
 from ..utils._parallel import effective_n_threads
 from ..utils._validation import (
     check_hard_labels,
@@ -169,24 +174,16 @@ class HFMResult:
 
 def _check_X(X):
     """Return the non-sensitive features as a finite float64 2-D array."""
-    if hasattr(X, "tocsr") or (
-        hasattr(X, "sparse") and not isinstance(X, pd.DataFrame)
-    ):
+    frame = is_dataframe(X)  # of any library (pandas, polars, ...)
+    if hasattr(X, "tocsr") or (hasattr(X, "sparse") and not frame):
         raise TypeError(X_SPARSE_ERROR)
-    if isinstance(X, pd.DataFrame):
-        bad = [
-            f"{col!r} ({dtype})"
-            for col, dtype in X.dtypes.items()
-            if not (
-                pd.api.types.is_numeric_dtype(dtype)
-                or pd.api.types.is_bool_dtype(dtype)
-            )
-        ]
+    if frame:
+        bad = [f"{col!r} ({dtype})" for col, dtype in non_numeric_columns(X)]
         if bad:
             raise TypeError(
                 X_NON_NUMERIC_ERROR.format(what="non-numeric columns " + ", ".join(bad))
             )
-        array = X.to_numpy(dtype=np.float64, na_value=np.nan)
+        array = numeric_array(X)
     else:
         array = np.asarray(X)
         if array.ndim != 2:

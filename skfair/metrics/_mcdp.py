@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..utils._dask import dask_dispatch
+from ._allpairs import AllPairs
 from ._base import aggregate, check_grid_size, pairs_of, prepare_scores
 from ._ecdf import ecdf_gap_at, pair_gap
 from ._windows import max_window_min
@@ -184,8 +185,13 @@ def _sliding_min(values, width):
     return np.minimum(suffix[: n - width + 1], prefix[width - 1 : n])
 
 
-def _results(options, epsilons):
-    """Validate every parameter and the inputs, then one MCDPResult per ε."""
+def _results(options, epsilons, details=True):
+    """Validate every parameter and the inputs, then MCDP(ε) for each ε.
+
+    One :class:`MCDPResult` per ε, or with ``details=False`` only the values
+    (floats; with ``agg="max"`` and many groups most pairs are then never
+    evaluated: see :class:`~skfair.metrics._allpairs.AllPairs`).
+    """
     epsilons = [_check_epsilon(e) for e in epsilons]
     if not epsilons:
         raise ValueError(EMPTY_EPSILONS_ERROR)
@@ -200,40 +206,84 @@ def _results(options, epsilons):
         options,
         unit_interval_for=UNIT_INTERVAL_REASON if max(epsilons) > 0 else None,
     )
-    return _evaluate(prepared, epsilons, options)
+    if details:
+        return _evaluate(prepared, epsilons, options)
+    worst_only = options["agg"] == "max"
+    per_grouping = [_pair_values(p, epsilons, options, worst_only) for p in prepared]
+    return [
+        aggregate([values[i] for values in per_grouping], options["agg"])
+        for i in range(len(epsilons))
+    ]
+
+
+def _pair_values(prepared, epsilons, options, worst_only=False):
+    """Per ε, MCDP(ε) of every pair of one grouping (or only the largest).
+
+    Two groups, and ``method="approx"``, take the pairs one at a time;
+    exact MCDP of more groups evaluates all pairs at once on their merged
+    supports, which gives the same values.
+    """
+    grouping, sorted_scores = prepared.grouping, prepared.sorted
+    exact = options["method"] == "exact"
+    if not exact or grouping.n_groups == 2:
+        pairs = [pair_gap(sorted_scores, a, b) for a, b in pairs_of(grouping)]
+        return [[_pair(pair, e, options)[0] for pair in pairs] for e in epsilons]
+    engine = AllPairs(
+        sorted_scores.values,
+        sorted_scores.codes,
+        grouping.n_groups,
+        sorted_scores.weights,
+    )
+    rounding = options["rounding"]
+    if worst_only:
+        return [[engine.worst(e, rounding)] for e in epsilons]
+    return [engine.values(e, rounding).tolist() for e in epsilons]
+
+
+def _pair(pair, epsilon, options):
+    if options["method"] == "exact":
+        return _pair_exact(pair, epsilon, options["rounding"])
+    return _pair_approx(pair, epsilon, options["sampling_frequency"])
 
 
 def _evaluate(prepared, epsilons, options):
-    """One :class:`MCDPResult` per ε; each pair's ECDF gap is computed once."""
+    """One :class:`MCDPResult` per ε, with every pair's value.
+
+    The worst pair is the first (in grouping and pair order) of the largest
+    values; its window, threshold and sign come from ``_pair_exact`` (or
+    ``_pair_approx``) on its own gap.
+    """
     method, agg = options["method"], options["agg"]
-    per_grouping = [[[] for _ in prepared] for _ in epsilons]
-    pair_values = [{} for _ in epsilons]
-    worst = [None] * len(epsilons)
-    for g, (grouping, *_, sorted_scores) in enumerate(prepared):
-        for a, b in pairs_of(grouping):
-            pair = pair_gap(sorted_scores, a, b)
-            labels = (grouping.labels[a], grouping.labels[b])
-            for i, epsilon in enumerate(epsilons):
-                if method == "exact":
-                    out = _pair_exact(pair, epsilon, options["rounding"])
-                else:
-                    out = _pair_approx(pair, epsilon, options["sampling_frequency"])
-                per_grouping[i][g].append(out[0])
-                pair_values[i][(grouping.name, *labels)] = out[0]
-                if worst[i] is None or out[0] > worst[i].value:
-                    worst[i] = MCDPResult(
-                        value=out[0],
-                        epsilon=epsilon,
-                        method=method,
-                        attribute=grouping.name,
-                        groups=labels,
-                        window=out[1],
-                        threshold=out[2],
-                        higher_cdf_group=labels[0] if out[3] >= 0 else labels[1],
-                        pair_values=pair_values[i],
-                    )
-    # The worst pair's details, with the value aggregated over all pairs.
-    return [replace(w, value=aggregate(v, agg)) for w, v in zip(worst, per_grouping)]
+    per_grouping = [_pair_values(p, epsilons, options) for p in prepared]
+    results = []
+    for i, epsilon in enumerate(epsilons):
+        values = [v[i] for v in per_grouping]
+        pair_values, worst = {}, None
+        for g, p in enumerate(prepared):
+            grouping = p.grouping
+            for (a, b), value in zip(pairs_of(grouping), values[g]):
+                labels = (grouping.labels[a], grouping.labels[b])
+                pair_values[(grouping.name, *labels)] = value
+                if worst is None or value > worst[0]:
+                    worst = (value, g, a, b)
+        _, g, a, b = worst
+        grouping = prepared[g].grouping
+        out = _pair(pair_gap(prepared[g].sorted, a, b), epsilon, options)
+        labels = (grouping.labels[a], grouping.labels[b])
+        results.append(
+            MCDPResult(
+                value=aggregate(values, agg),
+                epsilon=epsilon,
+                method=method,
+                attribute=grouping.name,
+                groups=labels,
+                window=out[1],
+                threshold=out[2],
+                higher_cdf_group=labels[0] if out[3] >= 0 else labels[1],
+                pair_values=pair_values,
+            )
+        )
+    return results
 
 
 @dask_dispatch("mcdp_details")
@@ -390,7 +440,7 @@ def mcdp(
     >>> mcdp(None, y0 + y1, sensitive_features=s, epsilon=0.05, method="approx")
     0.4
     """
-    return _results(dict(locals()), [epsilon])[0].value
+    return _results(dict(locals()), [epsilon], details=False)[0]
 
 
 @dask_dispatch("mcdp_curve")
@@ -434,5 +484,5 @@ def mcdp_curve(
     ...            epsilons=[0, 0.05, 0.5]).tolist()
     [0.4, 0.2, 0.0]
     """
-    results = _results(dict(locals()), np.atleast_1d(epsilons).tolist())
-    return np.array([result.value for result in results])
+    epsilons = np.atleast_1d(epsilons).tolist()
+    return np.array(_results(dict(locals()), epsilons, details=False))

@@ -5,9 +5,9 @@ X, y)``, and returns the *negated* metric (greater is better, like
 ``neg_log_loss``). It finds the sensitive attribute in one of two places:
 
 * ``sensitive=`` names columns of the ``X`` it receives (names for a
-  DataFrame, integer indices for an array), so it works with metadata routing
-  off, inside pipelines whose first step drops those columns, and with
-  ``n_jobs > 1``;
+  DataFrame of any library, pandas or polars; integer indices for an array),
+  so it works with metadata routing off, inside pipelines whose first step
+  drops those columns, and with ``n_jobs > 1``;
 * ``sensitive=None``: the scorer requests ``sensitive_features`` as routed
   metadata by default (no ``set_score_request`` needed), which scikit-learn
   passes when ``enable_metadata_routing=True`` and ``params=`` holds it.
@@ -30,8 +30,15 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.metadata_routing import MetadataRequest
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import drop_sensitive, select_sensitive
-from ..utils._sensitive import _normalise_spec, check_min_group_size
+from ..utils import (
+    check_min_group_size,
+    check_sensitive_spec,
+    drop_sensitive,
+    is_dataframe,
+    non_numeric_columns,
+    numeric_array,
+    select_sensitive,
+)
 from ._distribution import abcc, abpc, delta_dp
 from ._hfm import hfm
 from ._mcdp import mcdp
@@ -91,7 +98,7 @@ class _FairnessScorer:
         self._kwargs = {k: v for k, v in params.items() if k not in self._OWN}
         self._sensitive = params["sensitive"]
         if self._sensitive is not None:
-            _normalise_spec(self._sensitive)  # fail at construction on a bad spec
+            check_sensitive_spec(self._sensitive)  # fail at construction on a bad spec
         check_min_group_size(self._kwargs["min_group_size"])
         self._probe({**self._kwargs, "min_group_size": None})  # groups of 3
         value = params.get("response_method", "predict")
@@ -402,11 +409,11 @@ class _HFMScorer(_FairnessScorer):
                 rest = clone(transform).fit_transform(X)
         else:
             rest = transform(X)
-        if hasattr(rest, "dtypes"):
-            bad = [c for c, t in rest.dtypes.items() if t.kind not in "biuf"]
+        if is_dataframe(rest):
+            bad = [name for name, _ in non_numeric_columns(rest)]
             if bad:
                 raise TypeError(HFM_FEATURES_ERROR.format(columns=bad))
-            rest = rest.to_numpy(dtype=np.float64)
+            rest = numeric_array(rest)
         rest = np.asarray(rest)
         if rest.dtype.kind not in "biuf":
             raise TypeError(HFM_FEATURES_ERROR.format(columns="(array)"))

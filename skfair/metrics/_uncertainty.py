@@ -28,6 +28,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -41,11 +42,28 @@ from ..utils import (
     sensitive_groupings,
 )
 from ..utils._sensitive import codes_as_groups
+from ._allpairs import (
+    cell_bounds,
+    grid_bounds,
+    group_steps,
+    max_over_pairs,
+    pairs_abcc,
+    pairs_max_gap,
+    pairs_mcdp,
+    support_sizes,
+    window_plan,
+)
+from ._bands import BandData, critical_value
 from ._base import aggregate, pairs_of
 from ._distribution import abcc, abpc, delta_dp
 from ._ecdf import PairGap, _run_ends
-from ._mcdp import _pair_approx, _pair_exact, mcdp
-from ._windows import window_ends
+from ._intervals import (
+    aggregate_bounds,
+    delta_dp_pair_bounds,
+    delta_dp_pvalue,
+    summarise_groups,
+)
+from ._mcdp import _pair_approx, mcdp
 
 METRIC_ERROR = (
     "metric must be one of 'delta_dp', 'abcc', 'abpc', 'mcdp'; got {metric!r}."
@@ -53,8 +71,23 @@ METRIC_ERROR = (
 METRIC_PARAMS_ERROR = (
     "metric_params must not hold {key!r}; pass it as its own argument."
 )
-INTERVAL_METHOD_ERROR = "method must be 'bootstrap' or 'dkw'; got {method!r}."
-TEST_METHOD_ERROR = "method must be 'auto', 'permutation' or 'ks'; got {method!r}."
+INTERVAL_METHOD_ERROR = (
+    "method must be 'auto', 'band', 'welch', 'newcombe', 'bootstrap' or 'dkw'; "
+    "got {method!r}."
+)
+CLOSED_FORM_METRIC_ERROR = (
+    "method='welch' is for delta_dp without a threshold (ΔDP_c) and "
+    "method='newcombe' for delta_dp with a threshold (ΔDP_b^t); got "
+    "method={method!r} for metric={metric!r} with {options}. Use method='auto'."
+)
+TEST_METHOD_ERROR = (
+    "method must be 'auto', 'permutation', 'ks', 'welch' or 'chi2'; got {method!r}."
+)
+CLOSED_FORM_TEST_ERROR = (
+    "method={method!r} tests equal group {what} for metric='delta_dp' "
+    "({options}) on unweighted data with at least two samples per group; got "
+    "metric={metric!r} with {problem}. Use method='permutation'."
+)
 CONFIDENCE_LEVEL_ERROR = (
     "confidence_level must be a real number strictly between 0 and 1; got {value!r}."
 )
@@ -80,10 +113,8 @@ KS_ERROR = (
 
 _METRICS = {"delta_dp": delta_dp, "abcc": abcc, "abpc": abpc, "mcdp": mcdp}
 _DKW_METRICS = ("delta_dp", "abcc", "mcdp")
+_INTERVAL_METHODS = ("auto", "band", "welch", "newcombe", "bootstrap", "dkw")
 _BOOTSTRAP_METHODS = {"basic": "basic", "percentile": "percentile", "bca": "BCa"}
-# Below this many distinct scores, MCDP(ε) of a resample uses the vectorised
-# sparse table (fewer Python-level steps than the block sweep of _pair_exact).
-_SMALL_SWEEP = 1 << 16
 # Above this many samples the permutations are drawn without
 # scipy.stats.permutation_test (see _permutation_pvalues).
 _SCIPY_PERMUTATION_MAX = 50_000
@@ -153,9 +184,16 @@ class DisparityTestResult:
         The probability, if every group's scores come from the same
         distribution, of a metric at least as large.
     method : str
-        "permutation" or "ks".
+        The test: "permutation", "ks" (exact or asymptotic two-sample
+        Kolmogorov–Smirnov), "welch" or "alexander-govern" (equal means, for
+        ΔDP_c), "chi2" or "fisher" (equal positive rates, for ΔDP_b^t).
     n_resamples : int or None
-        Permutations drawn (None for "ks").
+        Permutations drawn (None for the other tests).
+    pvalue_floor : float or None
+        The smallest p-value the test can return, ``1 / (n_resamples + 1)``
+        for the permutation test (a p-value equal to it means "larger than
+        in every permutation": the resolution limit, not a measured
+        probability); None for the other tests.
 
     Examples
     --------
@@ -166,8 +204,8 @@ class DisparityTestResult:
     >>> res = disparity_test(None, y_score, sensitive_features=groups)
     >>> res.metric, res.method, round(res.statistic, 2), res.pvalue < 1e-6
     ('mcdp', 'ks', 0.66, True)
-    >>> res.n_resamples is None
-    True
+    >>> res.n_resamples is None, res.pvalue_floor is None
+    (True, True)
     """
 
     metric: str
@@ -175,6 +213,7 @@ class DisparityTestResult:
     pvalue: float
     method: str
     n_resamples: int | None = None
+    pvalue_floor: float | None = None
 
 
 def _check_metric(metric):
@@ -236,6 +275,12 @@ def _spec(metric, params):
     return _Spec(metric, tuple(sorted(params.items())))
 
 
+def _pair_codes(grouping):
+    """Every pair's group codes ``(a, b)``, two arrays in ``pairs_of`` order."""
+    a, b = np.triu_indices(grouping.n_groups, 1)  # lexicographic, as pairs_of
+    return a.astype(np.intp), b.astype(np.intp)
+
+
 class _Resampler:
     """The data sorted once, and the metrics on reweighted or relabelled samples.
 
@@ -282,36 +327,53 @@ class _Resampler:
         used = np.logical_or.reduce([c >= 0 for c in self.cell_to_group])
         self.unused_cells = np.flatnonzero(~used)
         self._windows = {}
+        # the distinct scores padded with 0 and 1 (MCDP's breakpoints on
+        # [0, 1]; harmless elsewhere) and each sorted sample's point there
+        self.pad_left = int(self.points[0] > 0.0)
+        pad_right = int(self.points[-1] < 1.0)
+        self.padded = np.concatenate(
+            ([0.0] * self.pad_left, self.points, [1.0] * pad_right)
+        )
+        run = np.arange(self.n)
+        if self.ends is not None:
+            run = np.searchsorted(self.ends, run, side="left")
+        self.point_of = run + self.pad_left
 
     # -- the one-sort engine -------------------------------------------------
     def _cdfs(self, w_pos, cell_pos):
-        """Per grouping: weighted group CDFs at the distinct scores, totals, codes."""
+        """Per grouping: every group's CDF where it steps, and the group codes.
+
+        One :func:`~skfair.metrics._allpairs.group_steps` per grouping (all
+        groups at once): the CDF values are those of a running sum of each
+        group's weights along the sorted scores, divided by its total.
+        """
         out = []
         for to_group, grouping in zip(self.cell_to_group, self.groupings):
             codes = to_group[cell_pos]
-            cum = np.empty((grouping.n_groups, self.points.shape[0]))
-            for g in range(grouping.n_groups):
-                running = np.cumsum(np.where(codes == g, w_pos, 0.0))
-                cum[g] = running if self.ends is None else running[self.ends]
-            totals = cum[:, -1].copy()
-            out.append((cum / totals[:, None], totals, codes))
+            steps = group_steps(
+                self.point_of,
+                codes,
+                grouping.n_groups,
+                self.padded.shape[0],
+                w_pos,
+                integral=self.w_sorted is None,  # bootstrap counts or ones
+            )
+            out.append((steps, codes))
         return out
 
     def pair_values(self, w_pos, cell_pos, specs, cdfs=None):
         """For each spec, per grouping, the metric of every pair of groups."""
         cdfs = self._cdfs(w_pos, cell_pos) if cdfs is None else cdfs
         out = [[] for _ in specs]
-        for grouping, (cdf, totals, codes) in zip(self.groupings, cdfs):
-            a, b = (np.array(side, dtype=np.intp) for side in zip(*pairs_of(grouping)))
-            gap = cdf[a] - cdf[b]  # (n_pairs, n_points): F_a - F_b of every pair
-            gap[:, -1] = 0.0  # both CDFs reach exactly 1 at the largest score
+        for grouping, (steps, codes) in zip(self.groupings, cdfs):
+            a, b = _pair_codes(grouping)
             for j, spec in enumerate(specs):
-                values = self._pairs(spec, gap, a, b, cdf, totals, codes, w_pos)
+                values = self._pairs(spec, steps, a, b, codes, w_pos)
                 out[j].append([float(v) for v in values])
         return out
 
-    def _pairs(self, spec, gap, a, b, cdf, totals, codes, w_pos):
-        """One metric of every pair at once, from the pairs' CDF gaps."""
+    def _pairs(self, spec, steps, a, b, codes, w_pos):
+        """One metric of every pair at once (vectorised over the pairs)."""
         opts = spec.options
         if spec.metric == "delta_dp":
             threshold = opts.get("threshold")
@@ -320,74 +382,92 @@ class _Resampler:
                 sums = np.bincount(
                     codes[kept],
                     weights=(w_pos * self.sorted)[kept],
-                    minlength=cdf.shape[0],
+                    minlength=steps.n_groups,
                 )
-                level = sums / totals
+                level = sums / steps.totals
             else:
                 k = int(np.searchsorted(self.points, threshold, side="left")) - 1
-                level = cdf[:, k] if k >= 0 else np.zeros(cdf.shape[0])
+                groups = np.arange(steps.n_groups)
+                level = steps.at(groups, k + self.pad_left) if k >= 0 else 0.0 * groups
             return np.abs(level[a] - level[b])
-        if spec.metric == "abcc":
-            if opts.get("method", "exact") == "exact":
-                return np.abs(gap[:, :-1]) @ np.diff(self.points)
-            grid = np.linspace(0, 1, opts.get("n_points", 10000))
-            at = np.searchsorted(self.points, grid, side="right") - 1
-            on_grid = np.where(at >= 0, gap[:, np.maximum(at, 0)], 0.0)
-            return np.trapezoid(np.abs(on_grid), grid, axis=1)
+        if spec.metric == "abcc" and opts.get("method", "exact") == "exact":
+            return pairs_abcc(steps, a, b, self.padded)
         epsilon = float(opts.get("epsilon", 0.0))
-        if opts.get("method", "exact") == "approx":
-            k = opts.get("sampling_frequency", 32)
-            return [
-                _pair_approx(PairGap(self.points, row, 1.0, 0, 1), epsilon, k)[0]
-                for row in gap
-            ]
-        if epsilon == 0.0:
-            return np.abs(gap).max(axis=1)
-        rounding = opts.get("rounding", "exact")
-        if self.points.shape[0] > _SMALL_SWEEP:
-            return [
-                _pair_exact(PairGap(self.points, row, 1.0, 0, 1), epsilon, rounding)[0]
-                for row in gap
-            ]
-        return self._window_max_min(gap, epsilon, rounding)
+        if spec.metric == "mcdp" and opts.get("method", "exact") == "exact":
+            if epsilon == 0.0:
+                return pairs_max_gap(steps, a, b)
+            return pairs_mcdp(steps, a, b, self._plan(epsilon, opts))
+        return self._pairs_on_grid(spec, steps, a, b)
 
-    def _window_max_min(self, gap, epsilon, rounding):
-        """Exact MCDP(ε) of every pair: the sparse table, vectorised over pairs.
+    def _pairs_on_grid(self, spec, steps, a, b):
+        """ABCC on a grid and MCDP's Algorithm 2: a pair's gap at every score."""
+        opts = spec.options
+        grid = np.linspace(0, 1, opts.get("n_points", 10000))
+        at = np.searchsorted(self.points, grid, side="right") - 1
+        k = opts.get("sampling_frequency", 32)
+        out = np.empty(a.shape[0])
+        for i in range(a.shape[0]):
+            row = steps.gap(a[i], b[i], np.arange(self.points.shape[0]) + self.pad_left)
+            if spec.metric == "abcc":
+                on_grid = np.where(at >= 0, row[np.maximum(at, 0)], 0.0)
+                out[i] = np.trapezoid(np.abs(on_grid), grid)
+            else:
+                pair = PairGap(self.points, row, 1.0, 0, 1)
+                out[i] = _pair_approx(pair, float(opts.get("epsilon", 0.0)), k)[0]
+        return out
 
-        The windows depend only on the sorted scores, so their ends are found
-        once per (ε, rounding) and shared by every pair and every resample.
-        """
-        key = (epsilon, rounding)
+    def _plan(self, epsilon, opts):
+        """The windows of MCDP(ε) on the padded scores (shared by all resamples)."""
+        key = (epsilon, opts.get("rounding", "exact"))
         if key not in self._windows:
-            self._windows[key] = _window_plan(self.points, epsilon, rounding)
-        pad_left, pad_right, n_left, ends, levels = self._windows[key]
-        magnitude = np.abs(gap)
-        if pad_left or pad_right:  # ΔF = 0 at the added scores 0 and 1
-            magnitude = np.pad(magnitude, ((0, 0), (pad_left, pad_right)))
-        m = magnitude.shape[1]
-        window_min = np.empty_like(magnitude)
-        table = magnitude
-        for level, at in enumerate(levels):
-            span = 1 << level
-            if at.size:
-                window_min[:, at] = np.minimum(
-                    table[:, at], table[:, ends[at] - span + 1]
-                )
-            if 2 * span <= m:
-                table = np.minimum(
-                    table[:, : m - 2 * span + 1], table[:, span : m - span + 1]
-                )
-        left = magnitude[:, :n_left].min(axis=1)  # the neighbourhood [0, ε] of 0
-        return np.maximum(left, window_min.max(axis=1))
+            self._windows[key] = _window_plan(self.padded, *key)
+        return self._windows[key]
+
+    def _pair_max(self, spec, steps, a, b):
+        """The worst pair's exact MCDP or ABCC, evaluating few pairs.
+
+        Pairs are evaluated on their merged supports in decreasing order of
+        an upper bound (:func:`~skfair.metrics._allpairs.max_over_pairs`);
+        the maximum is the one over every pair.
+        """
+        sizes = support_sizes(steps, a, b)
+        top, area = cell_bounds(steps, a, b, self.padded)
+        if spec.metric == "abcc":
+            return max_over_pairs(
+                area, lambda i: pairs_abcc(steps, a[i], b[i], self.padded), sizes
+            )
+        epsilon = float(spec.options.get("epsilon", 0.0))
+        if epsilon == 0.0:
+            return max_over_pairs(
+                top, lambda i: pairs_max_gap(steps, a[i], b[i]), sizes
+            )
+        plan = self._plan(epsilon, spec.options)
+        grid = grid_bounds(steps, a, b, self.padded, epsilon)
+        bound = top if grid is None else np.minimum(top, grid)
+        return max_over_pairs(
+            bound, lambda i: pairs_mcdp(steps, a[i], b[i], plan), sizes
+        )
 
     def values(self, w_pos, cell_pos, specs):
-        """The aggregated value of every spec on one resample."""
+        """The aggregated value of every spec on one resample.
+
+        With ``agg="max"``, exact MCDP and ABCC evaluate only the pairs that
+        may be the worst (:meth:`_pair_max`); other specs evaluate every pair.
+        """
         fast = [s for s in specs if s.sortable]
         results = {}
-        if fast:
-            per_spec = self.pair_values(w_pos, cell_pos, fast)
-            for spec, per_grouping in zip(fast, per_spec):
-                results[spec] = aggregate(per_grouping, spec.options.get("agg", "max"))
+        cdfs = self._cdfs(w_pos, cell_pos) if fast else None
+        for spec in fast:
+            agg = spec.options.get("agg", "max")
+            exact = spec.options.get("method", "exact") == "exact"
+            if agg == "max" and exact and spec.metric in ("abcc", "mcdp"):
+                results[spec] = max(
+                    self._pair_max(spec, steps, *_pair_codes(grouping))
+                    for grouping, (steps, _) in zip(self.groupings, cdfs)
+                )
+            else:
+                per_grouping = self.pair_values(w_pos, cell_pos, [spec], cdfs)[0]
+                results[spec] = aggregate(per_grouping, agg)
         return [results[s] if s.sortable else None for s in specs]
 
     # -- the direct path (ABPC, and an oracle in tests) ----------------------
@@ -409,22 +489,14 @@ class _Resampler:
         )
 
 
-def _window_plan(points, epsilon, rounding):
-    """Padding, the [0, ε] neighbourhood and the windows' sparse-table levels.
+def _window_plan(padded, epsilon, rounding):
+    """The [0, ε] neighbourhood and the window ends of MCDP(ε) on ``padded``.
 
     As ``_pair_exact``: ΔF on [0, 1] has breakpoints at 0 and 1 (added when no
-    score is there); windows are ``[p_k, p_k + 2ε]`` with exact membership.
+    score is there); windows are ``[p_k, p_k + 2ε]`` with ``rounding``'s
+    membership. See :func:`~skfair.metrics._allpairs.window_plan`.
     """
-    pad_left, pad_right = int(points[0] > 0.0), int(points[-1] < 1.0)
-    padded = np.concatenate(([0.0] * pad_left, points, [1.0] * pad_right))
-    n_left = int(np.searchsorted(padded, epsilon, side="right"))
-    starts = np.arange(padded.shape[0])
-    ends = window_ends(padded, starts, 2.0 * epsilon, rounding)
-    levels = np.floor(np.log2(ends - starts + 1)).astype(np.intp)
-    by_level = [
-        np.flatnonzero(levels == level) for level in range(int(levels.max()) + 1)
-    ]
-    return pad_left, pad_right, n_left, ends, by_level
+    return window_plan(padded, epsilon, rounding)
 
 
 def _rows(samples):
@@ -555,12 +627,12 @@ def _prepare(
     )
 
 
-def _bootstrap(
-    resampler, specs, *, confidence_level, n_resamples, bootstrap_method, rng
-):
-    """Scipy's stratified bootstrap of several specs on shared resamples."""
-    # scipy needs two observations per sample; a one-sample cell is constant,
-    # and a cell left out of every comparison (min_group_size) is not resampled
+def _strata(resampler):
+    """The cells scipy resamples, and the samples that stay fixed.
+
+    scipy needs two observations per sample; a one-sample cell is constant,
+    and a cell left out of every comparison (min_group_size) is not resampled.
+    """
     unused = set(resampler.unused_cells.tolist())
     moved = [
         m.shape[0] >= 2 and c not in unused for c, m in enumerate(resampler.members)
@@ -572,25 +644,190 @@ def _bootstrap(
     ).astype(np.intp)
     if not data:  # every cell has one sample: resamples equal the data
         data, fixed = (fixed,), np.empty(0, np.intp)
+    return data, fixed
+
+
+def _resample_weights(resampler, flat, fixed):
+    """Bootstrap counts (times sample weights) along the sorted scores, per row."""
+    n_rows = flat[0].shape[0]
+    parts = flat + (
+        [np.broadcast_to(fixed, (n_rows, fixed.size))] if fixed.size else []
+    )
+    pos = resampler.rank[np.concatenate(parts, axis=1)]
+    pos += (np.arange(n_rows) * resampler.n)[:, None]
+    counts = np.bincount(pos.ravel(), minlength=n_rows * resampler.n)
+    w = counts.reshape(n_rows, resampler.n).astype(np.float64)
+    return w if resampler.w_sorted is None else w * resampler.w_sorted
+
+
+def _bootstrap_statistic(resampler, specs, fixed, band):
+    """The metrics (``specs``) and the band maxima of each resample, for scipy."""
+    values = _statistic(resampler, specs, "bootstrap", fixed) if specs else None
+
+    def statistic(*samples, axis=-1):
+        lead, flat = _rows(samples)
+        out = []
+        if values is not None:
+            out.append(np.asarray(values(*samples)).reshape(len(specs), -1))
+        if band is not None:
+            w_rows = _resample_weights(resampler, flat, fixed)
+            out.append(band.studentised_maxima(w_rows))
+        out = np.concatenate(out).reshape((-1,) + lead)
+        return out[0] if out.shape[0] == 1 else out
+
+    return statistic
+
+
+def _bootstrap(
+    resampler,
+    specs,
+    *,
+    confidence_level,
+    n_resamples,
+    bootstrap_method,
+    rng,
+    band=None,
+):
+    """Scipy's stratified bootstrap of several specs (and bands) on shared resamples.
+
+    Returns the metrics' ``low``, ``high`` and standard errors (scipy's
+    ``bootstrap_method`` interval), and the bootstrap distribution of each
+    band norm's studentised maximum (n_norms, n_resamples), or None.
+    """
+    data, fixed = _strata(resampler)
+    batch = _batch(resampler.n)
+    if band is not None:
+        n_groups = sum(g.n_groups for g in resampler.groupings)
+        batch = max(1, _BATCH_CELLS // (resampler.n + n_groups * band.points.size))
     with warnings.catch_warnings():
         # NaN resamples (ABPC undefined) give NaN bounds, reported as such
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
         res = stats.bootstrap(
             data,
-            _statistic(resampler, specs, "bootstrap", fixed),
+            _bootstrap_statistic(resampler, specs, fixed, band),
             n_resamples=n_resamples,
-            batch=_batch(resampler.n),
+            batch=batch,
             vectorized=True,
             paired=False,
             confidence_level=confidence_level,
-            method=bootstrap_method,
+            method=bootstrap_method if specs else "percentile",
             rng=rng,
         )
-    undefined = np.isnan(np.atleast_2d(res.bootstrap_distribution)).any(axis=-1)
-    low = np.where(undefined, np.nan, np.atleast_1d(res.confidence_interval.low))
-    high = np.where(undefined, np.nan, np.atleast_1d(res.confidence_interval.high))
-    se = np.where(undefined, np.nan, np.atleast_1d(res.standard_error))
-    return low, high, se
+    k = len(specs)
+    distribution = np.atleast_2d(res.bootstrap_distribution)
+    undefined = np.isnan(distribution[:k]).any(axis=-1)
+    low = np.where(undefined, np.nan, np.atleast_1d(res.confidence_interval.low)[:k])
+    high = np.where(undefined, np.nan, np.atleast_1d(res.confidence_interval.high)[:k])
+    se = np.where(undefined, np.nan, np.atleast_1d(res.standard_error)[:k])
+    maxima = distribution[k:] if band is not None else None
+    return _Draws(low, high, se, distribution[:k], maxima)
+
+
+class _Draws(NamedTuple):
+    """What :func:`_bootstrap` returns.
+
+    ``low``, ``high``, ``se``: scipy's interval and standard error of each
+    spec; ``values``: their bootstrap distributions (n_specs, n_resamples);
+    ``maxima``: the band norms' studentised maxima (n_norms, n_resamples) or
+    None.
+    """
+
+    low: np.ndarray
+    high: np.ndarray
+    se: np.ndarray
+    values: np.ndarray
+    maxima: np.ndarray | None
+
+
+def _auto_method(spec):
+    """The default interval of a metric: closed form for ΔDP, a band otherwise."""
+    if spec.metric == "delta_dp":
+        return "welch" if spec.options.get("threshold") is None else "newcombe"
+    return "band"
+
+
+def band_norm(spec):
+    """The norm of the gap in which a metric is 1-Lipschitz (see ``_bands``)."""
+    opts = spec.options
+    if spec.metric == "abpc":
+        return ("kde", opts.get("bw_method", "scott"), int(opts.get("n_points", 5000)))
+    if spec.metric == "mcdp" or opts.get("threshold") is not None:
+        return "sup"  # MCDP(ε) for every ε, and ΔDP_b^t = |G(t)|
+    return "l1"  # ABCC = ∫|G|, and ΔDP_c = |∫G|
+
+
+def _summaries(resampler, threshold):
+    """Per grouping, the groups' :class:`GroupSummary`."""
+    return [
+        summarise_groups(
+            resampler.sorted,
+            to_group[resampler.cell_sorted],
+            resampler.w_sorted,
+            grouping.n_groups,
+            threshold,
+        )
+        for to_group, grouping in zip(resampler.cell_to_group, resampler.groupings)
+    ]
+
+
+def _band_pair_values(resampler, band, spec):
+    """Per grouping, the metric of every pair (MCDP exact, also for 'approx')."""
+    if spec.metric == "abpc":
+        return band.kde_pair_values(band_norm(spec))
+    if spec.metric == "mcdp" and spec.options.get("method") == "approx":
+        drop = ("method", "sampling_frequency")
+        spec = _Spec(spec.metric, tuple(kv for kv in spec.kwargs if kv[0] not in drop))
+    w = np.ones(resampler.n) if resampler.w_sorted is None else resampler.w_sorted
+    per_grouping = resampler.pair_values(w, resampler.cell_sorted, [spec])[0]
+    return [np.asarray(v, dtype=np.float64) for v in per_grouping]
+
+
+def _interval_bounds(resampler, specs, methods, level, band=None, maxima=None):
+    """``low`` and ``high`` of each spec by its method: welch, newcombe or band.
+
+    ``maxima``: the bootstrap distribution of each of ``band.norms``'
+    studentised maximum, as :func:`_bootstrap` returns it.
+    """
+    lows, highs = [], []
+    pairs = [pairs_of(g) for g in resampler.groupings]
+    for spec, method in zip(specs, methods):
+        if method == "band":
+            norm = band_norm(spec)
+            critical = critical_value(maxima[band.norms.index(norm)], level)
+            values = _band_pair_values(resampler, band, spec)
+            half = band.pair_halfwidths(norm, critical)
+            low = [v - h for v, h in zip(values, half)]
+            high = [v + h for v, h in zip(values, half)]
+        else:
+            threshold = spec.options.get("threshold")
+            summaries = _summaries(resampler, threshold)
+            low, high = delta_dp_pair_bounds(summaries, pairs, threshold, 1.0 - level)
+        upper = 2.0 if spec.metric == "abpc" else 1.0
+        low, high = aggregate_bounds(low, high, spec.options.get("agg", "max"), upper)
+        lows.append(low)
+        highs.append(high)
+    return np.array(lows), np.array(highs)
+
+
+def _closed_form_pvalue(resampler, spec):
+    """``(pvalue, test)`` of a test needing no resampling, or None.
+
+    The exact KS test for MCDP(0) of two groups; Welch / Alexander–Govern
+    (ΔDP_c) and chi-square / Fisher (ΔDP_b^t) for ΔDP. Unweighted data only.
+    """
+    if _ks_problem(spec, resampler, resampler.weights) is None:
+        return _ks_pvalue(resampler), "ks"
+    return _closed_form(resampler, spec)
+
+
+def _zero_if_not_rejected(low, pvalue, confidence_level):
+    """``low`` set to 0 where the test of "no disparity" does not reject.
+
+    Lowering a bound never reduces coverage, and the interval then agrees
+    with the test: it contains 0 whenever the p-value exceeds ``1 - level``.
+    """
+    keep = ~(np.asarray(pvalue, dtype=np.float64) > 1.0 - confidence_level)
+    return np.where(keep, low, 0.0)
 
 
 def _dkw(resampler, specs, estimates, confidence_level):
@@ -649,7 +886,7 @@ def metric_confidence_interval(
     *,
     sensitive_features,
     metric="mcdp",
-    method="bootstrap",
+    method="auto",
     confidence_level=0.95,
     n_resamples=999,
     bootstrap_method="basic",
@@ -660,6 +897,13 @@ def metric_confidence_interval(
     min_group_size=None,
 ):
     r"""Confidence interval of a distribution metric (ΔDP, ABCC, ABPC, MCDP).
+
+    The default (``method="auto"``) is, per metric, the interval with
+    asymptotically valid coverage for *every* true value (including 0, ties
+    between thresholds or pairs, and several groups) that is tightest among
+    the methods measured in ``benchmarks/bench_coverage.py``; the measured
+    coverage and widths are in the user guide
+    (:ref:`uncertainty_and_audit`, "How good are the intervals").
 
     Parameters
     ----------
@@ -672,20 +916,20 @@ def metric_confidence_interval(
         Group labels, as for the metric.
     metric : {"mcdp", "abcc", "abpc", "delta_dp"}, default="mcdp"
         The metric.
-    method : {"bootstrap", "dkw"}, default="bootstrap"
-        "bootstrap": :func:`scipy.stats.bootstrap` with every group (every
-        intersection of the sensitive attributes) resampled on its own, so
-        the group sizes are those of the data. "dkw": the distribution-free
+    method : {"auto", "band", "welch", "newcombe", "bootstrap", "dkw"}, default="auto"
+        "auto" is "welch" for ΔDP_c, "newcombe" for ΔDP_b^t and "band" for
+        MCDP(ε), ABCC and ABPC (see Notes). "bootstrap" is the plain
+        stratified bootstrap of the metric (:func:`scipy.stats.bootstrap`,
+        ``bootstrap_method``), which *under-covers* these non-smooth metrics
+        (kept for comparison); "dkw" the distribution-free, conservative
         interval of the Dvoretzky–Kiefer–Wolfowitz inequality (MCDP, ABCC and
-        ΔDP only; see Notes).
+        ΔDP only).
     confidence_level : float, default=0.95
         Nominal coverage.
     n_resamples : int, default=999
-        Bootstrap resamples.
+        Bootstrap resamples ("band" and "bootstrap").
     bootstrap_method : {"basic", "percentile", "BCa"}, default="basic"
-        scipy's interval type. "basic" (reverse percentile) corrects the
-        upward bias of these distances; "BCa" needs a jackknife of n
-        evaluations and suits small samples only.
+        scipy's interval type, for ``method="bootstrap"`` only.
     random_state : int, RandomState, Generator or None, default=None
         Seeds the resampling.
     metric_params : dict or None, default=None
@@ -693,30 +937,34 @@ def metric_confidence_interval(
         ``{"threshold": 0.5}``, ``{"agg": "mean"}`` or the metric's own
         ``{"method": "binned"}``.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights (bootstrap only; resampled with their samples).
+        Sample weights (not for "dkw"): resampled with their samples by the
+        band and the bootstrap; through Kish's effective sample size in
+        "welch" and "newcombe".
     combine : {"intersection", "marginal"}, default="intersection"
         How several attributes are combined, as for the metric.
     min_group_size : int or None, default=None
         As for the metric: None keeps every group and emits a
         :class:`~skfair.utils.SmallGroupWarning` naming each group of fewer
         than 30 samples; an int ``k`` leaves out the groups with fewer than
-        ``k`` samples (they are in no comparison; the DKW Bonferroni split
-        counts the compared groups only).
+        ``k`` samples (they are in no comparison and no multiplicity
+        correction).
 
     Returns
     -------
     result : MetricConfidenceInterval
         ``estimate`` equals the metric on the data; ``low`` and ``high`` lie
-        in the metric's range. They are NaN when the metric is undefined on
-        some resample (ABPC when a tiny group's resampled scores are all
-        equal).
+        in the metric's range; ``method`` names the interval used. Bounds are
+        NaN where the method is undefined (the bootstrap of ABPC when a tiny
+        group's resampled scores are all equal).
 
     Raises
     ------
     ValueError
         On invalid inputs (the metric's own errors), an unknown metric or
-        method, ``method="dkw"`` for ABPC or with sample weights, or
-        ``method="dkw"`` for ABCC or ΔDP_c with scores outside [0, 1].
+        method, a method that does not apply to the metric ("welch" is for
+        ΔDP_c, "newcombe" for ΔDP_b^t, "dkw" not for ABPC nor with sample
+        weights), or ``method="dkw"`` for ABCC or ΔDP_c with scores outside
+        [0, 1].
 
     See Also
     --------
@@ -724,29 +972,58 @@ def metric_confidence_interval(
 
     Notes
     -----
+    **Band** (MCDP(ε) for every ε, ABCC, ABPC). These metrics are maxima or
+    integrals of absolute gaps: non-smooth functionals, for which the plain
+    bootstrap of the metric under-covers (badly at a true value of 0, or
+    when several thresholds or pairs tie for the maximum). They are,
+    however, 1-Lipschitz in a norm of the gap :math:`G = F_a - F_b`: MCDP(ε)
+    in the sup norm, ABCC in the L1 norm, ABPC in the L1 norm of the density
+    gap. So :math:`|\hat M - M| \le \|\hat G - G\|`, and the interval
+    :math:`[\max(0, \hat M - c), \hat M + c]` covers whenever
+    :math:`\|\hat G - G\| \le c`. The critical value :math:`c` is the
+    bootstrap quantile of the norm of the *centred* resampled gap
+    :math:`\|\hat G^* - \hat G\|` (each group resampled on its own),
+    consistent for the law of :math:`\|\hat G - G\|` whatever the true
+    gap. With several groups the pairs are covered simultaneously: each
+    pair's norm is studentised by :math:`s_p = \sqrt{1/n_a + 1/n_b}` and
+    :math:`c` is the quantile of their maximum, so the interval of the worst
+    pair (or of the mean over pairs) holds for the maximum (mean) of the
+    true values. The interval is conservative when the true disparity is
+    clearly positive (the metric moves less than the whole gap), and
+    contains 0 exactly when the bootstrap test of "no disparity" does not
+    reject. For ABPC the band is the bootstrap of the kernel density
+    estimates at the data's bandwidths; it covers the smoothed densities'
+    ABPC, and the true (unsmoothed) ABPC up to the smoothing bias, small at
+    the default bandwidth (see the benchmark table).
+
+    **Welch** (ΔDP_c, a difference of means) and **Newcombe** (ΔDP_b^t, a
+    difference of proportions: the hybrid Wilson score interval, method 10
+    of Newcombe 1998) give each pair an interval for the signed gap
+    :math:`d`, folded to :math:`|d|` (:math:`[0, \max(|L|, |U|)]` when it
+    contains 0), at level :math:`1 - \alpha / n_{pairs}` (Bonferroni, so
+    all pairs hold together). Their width is the normal-theory one for two
+    groups. Weights enter through Kish's effective sample size.
+
+    **Zero when the test does not reject.** For MCDP(0) of two unweighted
+    groups (exact Kolmogorov–Smirnov test) and unweighted ΔDP (Welch or
+    Alexander–Govern, chi-square or Fisher: see :func:`disparity_test`), the
+    lower bound is set to 0 when the test's p-value exceeds
+    :math:`1 - ` ``confidence_level``; lowering a bound never reduces
+    coverage, and the interval then never claims a disparity the test
+    cannot see.
+
     **DKW.** If group *g*'s empirical CDF is within :math:`t_g` of its CDF
     everywhere (:func:`dkw_halfwidth`, the error probability split equally
     over all groups: Bonferroni), the CDF gap of groups *a*, *b* is within
-    :math:`t_a + t_b` of the true gap at every score, so MCDP(ε) for every ε,
-    ΔDP_b^t at every threshold, and ABCC and ΔDP_c (integrals of the gap over
-    [0, 1]) move by at most :math:`t_a + t_b`. The interval
-    ``[estimate - (t_a + t_b), estimate + (t_a + t_b)]`` per pair, aggregated
-    like the metric and clipped to [0, 1], has coverage of at least
-    ``confidence_level`` for every distribution and sample size: it is the
-    conservative choice, valid with ties, tiny groups and many groups, but
-    wide (its width shrinks like :math:`1/\sqrt{n}` with no smaller
-    constant, and the Bonferroni split widens it with many groups).
+    :math:`t_a + t_b` of the true gap at every score, so MCDP(ε), ΔDP_b^t,
+    ABCC and ΔDP_c (integrals of the gap over [0, 1]) move by at most
+    :math:`t_a + t_b`. Coverage of at least ``confidence_level`` for every
+    distribution and sample size, but wide.
 
-    **Bootstrap.** Narrower and usually close to nominal for large groups,
-    but only asymptotically valid; these metrics are maxima or absolute
-    values of noisy gaps, biased upwards when the true disparity is small,
-    where the bootstrap under-covers. Prefer it to *compare* models or report
-    a typical range on large data; prefer DKW when a guarantee is needed
-    (small groups, disparity near zero, audits).
-
-    The resamples are drawn by scipy; for ΔDP, ABCC and MCDP each resample is
-    evaluated from a single sort of the data (a resample is a reweighting of
-    the sorted scores), which gives the same values as re-sorting.
+    All resampling is stratified by group (every intersection of the
+    attributes resampled on its own; scipy draws the indices); a resample is
+    a reweighting of the once-sorted scores, so the CDF bands, ΔDP, ABCC
+    and MCDP of each resample come from one sort of the data.
 
     Examples
     --------
@@ -756,50 +1033,104 @@ def metric_confidence_interval(
     >>> y_score = np.r_[rng.beta(2, 5, 300), rng.beta(3, 4, 300)]
     >>> groups = np.repeat(["a", "b"], 300)
     >>> ci = metric_confidence_interval(None, y_score, sensitive_features=groups,
-    ...                                 method="dkw")
-    >>> round(ci.estimate, 3), round(ci.low, 3), round(ci.high, 3)
-    (0.29, 0.119, 0.461)
+    ...                                 n_resamples=199, random_state=0)
+    >>> ci.method, round(ci.estimate, 3), ci.low < ci.estimate < ci.high
+    ('band', 0.29, True)
     >>> ci = metric_confidence_interval(None, y_score, sensitive_features=groups,
-    ...                                 n_resamples=200, random_state=0)
-    >>> ci.low < ci.estimate < ci.high
-    True
+    ...                                 metric="delta_dp")
+    >>> ci.method, round(ci.estimate, 3), round(ci.low, 3), round(ci.high, 3)
+    ('welch', 0.118, 0.091, 0.144)
+    >>> ci = metric_confidence_interval(None, y_score, sensitive_features=groups,
+    ...                                 method="dkw")
+    >>> round(ci.low, 3), round(ci.high, 3)
+    (0.119, 0.461)
     """
     confidence_level = _check_confidence_level(confidence_level)
-    if method not in ("bootstrap", "dkw"):
-        raise ValueError(INTERVAL_METHOD_ERROR.format(method=method))
     spec = _spec(metric, metric_params)
+    method = _check_interval_method(method, spec)
     if method == "dkw":
         _check_dkw(spec, y_score, sample_weight)
-    else:
+    elif method in ("band", "bootstrap"):
         n_resamples = _check_n_resamples(n_resamples)
+    if method == "bootstrap":
         bootstrap_method = _check_bootstrap_method(bootstrap_method)
     data = (y_true, y_score, sensitive_features, sample_weight, combine)
     estimates, resampler = _prepare(*data, [spec], min_group_size)
+    result = (metric, estimates[0])
     if method == "dkw":
         low, high = _dkw(resampler, [spec], estimates, confidence_level)
         return MetricConfidenceInterval(
-            metric, estimates[0], float(low[0]), float(high[0]), confidence_level, "dkw"
+            *result, float(low[0]), float(high[0]), confidence_level, "dkw"
         )
-    low, high, se = _bootstrap(
-        resampler,
-        [spec],
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        bootstrap_method=bootstrap_method,
-        rng=_generator(random_state),
+    rng = _generator(random_state)
+    if method == "bootstrap":
+        draws = _bootstrap(
+            resampler,
+            [spec],
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            bootstrap_method=bootstrap_method,
+            rng=rng,
+        )
+        low, high = np.clip(
+            [draws.low[0], draws.high[0]], 0.0, 2.0 if metric == "abpc" else 1.0
+        )
+        return MetricConfidenceInterval(
+            *result,
+            float(low),
+            float(high),
+            confidence_level,
+            "bootstrap",
+            n_resamples,
+            bootstrap_method,
+            float(draws.se[0]),
+        )
+    band = maxima = None
+    if method == "band":
+        band = BandData(resampler, [band_norm(spec)])
+        maxima = _band_draws(resampler, band, n_resamples, rng)
+    low, high = _interval_bounds(
+        resampler, [spec], [method], confidence_level, band, maxima
     )
-    low, high = np.clip([low[0], high[0]], 0.0, 2.0 if metric == "abpc" else 1.0)
+    test = _closed_form_pvalue(resampler, spec)
+    if test is not None:
+        low = _zero_if_not_rejected(low, test[0], confidence_level)
     return MetricConfidenceInterval(
-        metric,
-        estimates[0],
-        float(low),
-        float(high),
+        *result,
+        float(low[0]),
+        float(high[0]),
         confidence_level,
-        "bootstrap",
-        n_resamples,
-        bootstrap_method,
-        float(se[0]),
+        method,
+        n_resamples if method == "band" else None,
     )
+
+
+def _band_draws(resampler, band, n_resamples, rng):
+    """The bootstrap distribution of the band norms' studentised maxima."""
+    return _bootstrap(
+        resampler,
+        [],
+        confidence_level=0.95,  # unused: the quantiles are taken by the caller
+        n_resamples=n_resamples,
+        bootstrap_method="percentile",
+        rng=rng,
+        band=band,
+    ).maxima
+
+
+def _check_interval_method(method, spec):
+    """The interval method, "auto" resolved; errors for unknown or misapplied ones."""
+    if method not in _INTERVAL_METHODS:
+        raise ValueError(INTERVAL_METHOD_ERROR.format(method=method))
+    if method == "auto":
+        return _auto_method(spec)
+    if method in ("welch", "newcombe") and _auto_method(spec) != method:
+        raise ValueError(
+            CLOSED_FORM_METRIC_ERROR.format(
+                method=method, metric=spec.metric, options=spec.options
+            )
+        )
+    return method
 
 
 def _check_dkw(spec, y_score, sample_weight):
@@ -845,14 +1176,19 @@ def disparity_test(
         permuted.
     metric : {"mcdp", "abcc", "abpc", "delta_dp"}, default="mcdp"
         The test statistic.
-    method : {"auto", "permutation", "ks"}, default="auto"
+    method : {"auto", "permutation", "ks", "welch", "chi2"}, default="auto"
         "permutation": :func:`scipy.stats.permutation_test`, group labels
-        permuted, one-sided (large values are evidence of disparity). "ks":
-        for MCDP(0) of two unweighted groups, the two-sample
+        permuted, one-sided (large values are evidence of disparity), any
+        metric. "ks": for MCDP(0) of two unweighted groups, the two-sample
         Kolmogorov–Smirnov p-value of :func:`scipy.stats.ks_2samp` (exact
         when each group has at most 10 000 samples, asymptotic above, as
-        scipy's ``method="auto"``). "auto" is "ks" where it applies, else
-        "permutation".
+        scipy's ``method="auto"``). "welch": for ΔDP_c of unweighted groups,
+        Welch's t-test (two groups) or the Alexander–Govern test (more; as
+        :func:`scipy.stats.alexandergovern`) of equal means. "chi2": for
+        ΔDP_b^t of unweighted groups, Pearson's chi-square test of equal
+        positive rates (Fisher's exact test for two groups when an expected
+        count is below 5). "auto" is "ks", then "welch" / "chi2" where they
+        apply (no resampling, no resolution limit), else "permutation".
     n_resamples : int, default=9999
         Permutations; the smallest p-value is ``1 / (n_resamples + 1)``.
     random_state : int, RandomState, Generator or None, default=None
@@ -882,7 +1218,13 @@ def disparity_test(
     Notes
     -----
     MCDP(0) is the two-sample KS statistic, so for ε = 0 the KS test is exact
-    and needs no resampling. Since MCDP(ε) <= MCDP(0), the KS p-value at the
+    and needs no resampling. The Welch and chi-square tests test a smaller
+    null (equal means, equal positive rates at the threshold): exactly
+    "ΔDP = 0". With several attributes and ``combine="marginal"`` their
+    p-values are combined by Bonferroni. A permutation p-value is never
+    below ``1 / (n_resamples + 1)`` (``pvalue_floor``): at that value the
+    observed metric exceeded every permuted one, and only more permutations
+    can say more. Since MCDP(ε) <= MCDP(0), the KS p-value at the
     observed MCDP(ε) is also a valid, conservative p-value for ε > 0; the
     permutation test is sharper.
 
@@ -901,7 +1243,7 @@ def disparity_test(
     >>> res.method, res.pvalue < 0.01
     ('permutation', True)
     """
-    if method not in ("auto", "permutation", "ks"):
+    if method not in ("auto", "permutation", "ks", "welch", "chi2"):
         raise ValueError(TEST_METHOD_ERROR.format(method=method))
     spec = _spec(metric, metric_params)
     data = (y_true, y_score, sensitive_features, sample_weight, combine)
@@ -909,15 +1251,53 @@ def disparity_test(
     problem = _ks_problem(spec, resampler, sample_weight)
     if method == "ks" and problem is not None:
         raise ValueError(KS_ERROR.format(problem=problem))
+    closed = None if method in ("permutation", "ks") else _closed_form(resampler, spec)
+    if method in ("welch", "chi2") and (closed is None or _TESTS[closed[1]] != method):
+        what = "means" if method == "welch" else "positive rates"
+        options = "no threshold" if method == "welch" else "with a threshold"
+        problem = "sample weights" if sample_weight is not None else spec.options
+        raise ValueError(
+            CLOSED_FORM_TEST_ERROR.format(
+                method=method,
+                what=what,
+                options=options,
+                metric=metric,
+                problem=problem,
+            )
+        )
     if method == "ks" or (method == "auto" and problem is None):
         return DisparityTestResult(metric, estimates[0], _ks_pvalue(resampler), "ks")
+    if closed is not None:
+        return DisparityTestResult(metric, estimates[0], closed[0], closed[1])
     n_resamples = _check_n_resamples(n_resamples)
     pvalues = _permutation_pvalues(
         resampler, [spec], n_resamples=n_resamples, rng=_generator(random_state)
     )
     return DisparityTestResult(
-        metric, estimates[0], float(pvalues[0]), "permutation", n_resamples
+        metric,
+        estimates[0],
+        float(pvalues[0]),
+        "permutation",
+        n_resamples,
+        1.0 / (n_resamples + 1),
     )
+
+
+# the public method name ("welch", "chi2") of each closed-form test
+_TESTS = {
+    "welch": "welch",
+    "alexander-govern": "welch",
+    "chi2": "chi2",
+    "fisher": "chi2",
+}
+
+
+def _closed_form(resampler, spec):
+    """``(pvalue, test)`` of the ΔDP tests needing no resampling, or None."""
+    if resampler.weights is not None or spec.metric != "delta_dp":
+        return None
+    threshold = spec.options.get("threshold")
+    return delta_dp_pvalue(_summaries(resampler, threshold), threshold)
 
 
 def _ks_problem(spec, resampler, sample_weight):

@@ -16,18 +16,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._bands import BandData
 from ._base import aggregate, pairs_of
 from ._uncertainty import (
+    _auto_method,
     _bootstrap,
     _check_confidence_level,
     _check_n_resamples,
+    _closed_form_pvalue,
     _dkw,
+    _Draws,
     _generator,
-    _ks_problem,
-    _ks_pvalue,
+    _interval_bounds,
     _permutation_pvalues,
     _prepare,
     _spec,
+    _zero_if_not_rejected,
+    band_norm,
 )
 
 __all__ = [
@@ -87,8 +92,18 @@ def infer_metrics(
     n_permutations,
     random_state,
     min_group_size,
+    legacy_bootstrap=True,
 ):
     """Every metric's value, confidence intervals and p-value, on one sort.
+
+    The interval of each metric is the default of
+    :func:`~skfair.metrics.metric_confidence_interval` (``method="auto"``:
+    Welch for ΔDP_c, Newcombe for ΔDP_b^t, the bootstrap band of the centred
+    gap for ABCC, ABPC and MCDP(ε); see its Notes and the coverage table of
+    the user guide), on resamples shared by every metric. Its lower bound is
+    set to 0 whenever the metric's reported test does not reject "no
+    disparity" at ``1 - confidence_level`` (never lowering coverage), so the
+    interval and the p-value never disagree in that direction.
 
     Parameters
     ----------
@@ -105,40 +120,56 @@ def infer_metrics(
     random_state : int, RandomState, Generator or None
     min_group_size : int
         Groups smaller than this are in no comparison.
+    legacy_bootstrap : bool, default=True
+        Also compute the plain 'basic' bootstrap interval of every metric
+        (``bootstrap_*`` keys; NaN when False). It under-covers (see the
+        user guide) and costs a metric evaluation per resample (for ABPC a
+        kernel density estimate); kept for comparison.
 
     Returns
     -------
     rows : list of dict
-        One per spec: ``value``, ``bootstrap_low``, ``bootstrap_high``,
-        ``bootstrap_se``, ``dkw_low``, ``dkw_high`` (NaN for ABPC),
-        ``pvalue`` and ``test`` (``"ks"`` or ``"permutation"``).
+        One per spec, with the keys
+
+        - ``value``: the metric;
+        - ``low``, ``high``: the default interval; ``interval``: its method
+          ("band", "welch" or "newcombe");
+        - ``bootstrap_low``, ``bootstrap_high``, ``bootstrap_se``: the plain
+          'basic' bootstrap (NaN without ``legacy_bootstrap``);
+        - ``dkw_low``, ``dkw_high``: the DKW interval (NaN for ABPC);
+        - ``pvalue`` and ``test`` ("ks", "welch", "alexander-govern",
+          "chi2", "fisher" or "permutation", as in
+          :func:`~skfair.metrics.disparity_test`);
+        - ``pvalue_floor``: ``1 / (n_permutations + 1)`` for a permutation
+          test, the smallest p-value it can give (NaN for the other tests).
     """
     estimates, shared = _prepare(
         None, y_score, sensitive_features, None, combine, specs, min_group_size
     )
     rng = _generator(random_state)
-    low, high, se = _bootstrap(
-        shared,
-        specs,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        bootstrap_method="basic",
-        rng=rng,
+    methods = [_auto_method(s) for s in specs]
+    norms = [band_norm(s) for s, m in zip(specs, methods) if m == "band"]
+    band = BandData(shared, norms) if norms else None
+    legacy = list(specs) if legacy_bootstrap else []
+    draws = _Draws(*(np.full(len(specs), np.nan) for _ in range(4)), None)
+    if legacy or band is not None:
+        drawn = _bootstrap(
+            shared,
+            legacy,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            bootstrap_method="basic",
+            rng=rng,
+            band=band,
+        )
+        draws = drawn if legacy else draws._replace(maxima=drawn.maxima)
+    low, high = _interval_bounds(
+        shared, specs, methods, confidence_level, band, draws.maxima
     )
     dkw_at = [j for j, s in enumerate(specs) if s.metric != "abpc"]
     dkw_low, dkw_high = _dkw(shared, [specs[j] for j in dkw_at], None, confidence_level)
-    ks = [j for j, s in enumerate(specs) if _ks_problem(s, shared, None) is None]
-    permuted = [j for j in range(len(specs)) if j not in ks]
-    pvalues = np.full(len(specs), np.nan)
-    tests = [""] * len(specs)
-    for j in ks:
-        pvalues[j], tests[j] = _ks_pvalue(shared), "ks"
-    if permuted:
-        pvalues[permuted] = _permutation_pvalues(
-            shared, [specs[j] for j in permuted], n_resamples=n_permutations, rng=rng
-        )
-        for j in permuted:
-            tests[j] = "permutation"
+    pvalues, tests, floors = _pvalues(shared, specs, n_permutations, rng)
+    low = _zero_if_not_rejected(low, pvalues, confidence_level)
     rows = []
     for j, spec in enumerate(specs):
         upper = 2.0 if spec.metric == "abpc" else 1.0
@@ -146,16 +177,46 @@ def infer_metrics(
         rows.append(
             {
                 "value": estimates[j],
-                "bootstrap_low": float(np.clip(low[j], 0.0, upper)),
-                "bootstrap_high": float(np.clip(high[j], 0.0, upper)),
-                "bootstrap_se": float(se[j]),
+                "low": float(low[j]),
+                "high": float(high[j]),
+                "interval": methods[j],
+                "bootstrap_low": float(np.clip(draws.low[j], 0.0, upper)),
+                "bootstrap_high": float(np.clip(draws.high[j], 0.0, upper)),
+                "bootstrap_se": float(draws.se[j]),
                 "dkw_low": float("nan") if d is None else float(dkw_low[d]),
                 "dkw_high": float("nan") if d is None else float(dkw_high[d]),
                 "pvalue": float(pvalues[j]),
+                "pvalue_floor": floors[j],
                 "test": tests[j],
             }
         )
     return rows
+
+
+def _pvalues(shared, specs, n_permutations, rng):
+    """Per spec: p-value, test name and resolution floor (NaN unless permutation).
+
+    Closed-form tests where they exist (exact KS, Welch / Alexander–Govern,
+    chi-square / Fisher), one shared set of permutations for the others.
+    """
+    pvalues = np.full(len(specs), np.nan)
+    tests = [""] * len(specs)
+    floors = [float("nan")] * len(specs)
+    permuted = []
+    for j, spec in enumerate(specs):
+        closed = _closed_form_pvalue(shared, spec)
+        if closed is None:
+            permuted.append(j)
+        else:
+            pvalues[j], tests[j] = closed
+    if permuted:
+        pvalues[permuted] = _permutation_pvalues(
+            shared, [specs[j] for j in permuted], n_resamples=n_permutations, rng=rng
+        )
+        for j in permuted:
+            tests[j] = "permutation"
+            floors[j] = 1.0 / (n_permutations + 1)
+    return pvalues, tests, floors
 
 
 def dask_group_summary(y_true, y_score, sensitive_features, threshold):

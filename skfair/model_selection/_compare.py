@@ -24,7 +24,7 @@ from skfair.metrics._group_gaps import (
     equal_opportunity_gap,
     predictive_quality_parity_gap,
 )
-from skfair.utils._sensitive import _normalise_spec, select_sensitive
+from skfair.utils import check_sensitive_spec, select_sensitive
 
 ESTIMATORS_TYPE_ERROR = (
     "estimators must be a dict {{name: estimator}} or a list of (name, "
@@ -286,7 +286,7 @@ def compare_estimators(
     if scoring is None:
         if sensitive is None:
             raise ValueError(SENSITIVE_REQUIRED_ERROR)
-        _normalise_spec(sensitive)
+        check_sensitive_spec(sensitive)
         scoring = _GapScoring(sensitive, pos_label=np.unique(np.asarray(y))[-1])
     elif not (isinstance(scoring, dict) or callable(scoring)):
         raise TypeError(SCORING_TYPE_ERROR.format(kind=type(scoring).__name__))

@@ -15,7 +15,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pandas as pd
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import AdaBoostClassifier, BaggingClassifier
 from sklearn.pipeline import Pipeline
@@ -24,7 +23,13 @@ from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, OneHotEncod
 from skfair.metrics._discriminative_risk import discriminative_risk
 from skfair.metrics._hfm import HFMUndefinedWarning, hfm
 from skfair.model_selection._compare import _GapScoring
-from skfair.utils._sensitive import _normalise_spec, _resolve_positions
+from skfair.utils import (
+    as_pandas_frame,
+    check_sensitive_spec,
+    column_names,
+    non_numeric_columns,
+    resolve_columns,
+)
 
 PRIVILEGED_KEYS_ERROR = (
     "privileged must map every sensitive column to its privileged label; "
@@ -68,7 +73,7 @@ def _check_privileged(columns, privileged):
 
 def _privileged_indicator(X, *, privileged):
     """1.0 where a sensitive column holds its privileged label, else 0.0."""
-    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
+    frame = as_pandas_frame(X)
     columns = [
         (frame.iloc[:, k] == label).to_numpy(dtype=np.float64)
         for k, label in enumerate(privileged)
@@ -91,14 +96,14 @@ class _NonSensitiveColumns:
 
     def __call__(self, X):
         # Resolving names a missing sensitive column, on every scikit-learn version.
-        positions = _resolve_positions(X, self.sensitive)[0] if self.sensitive else []
+        positions = resolve_columns(X, self.sensitive)[0] if self.sensitive else []
         if self.numeric is None:  # the sensitive columns themselves
             return list(self.sensitive)
-        if isinstance(X, pd.DataFrame):
-            kept = [c for c in X.columns if c not in set(self.sensitive)]
-            return [
-                c for c in kept if pd.api.types.is_numeric_dtype(X[c]) == self.numeric
-            ]
+        names = column_names(X)
+        if names is not None:  # a DataFrame of any library
+            other = {name for name, _ in non_numeric_columns(X)}
+            kept = [c for c in names if c not in set(self.sensitive)]
+            return [c for c in kept if (c not in other) == self.numeric]
         if not self.numeric:  # an array's columns are all numeric
             return []
         return [k for k in range(np.shape(X)[1]) if k not in positions]
@@ -155,7 +160,7 @@ def make_hfm_encoder(sensitive, *, privileged=None):
     ['numeric__age', 'categorical__job_a', 'categorical__job_b']
     """
     empty = isinstance(sensitive, (list, tuple)) and not sensitive
-    columns = [] if empty else _normalise_spec(sensitive)
+    columns = [] if empty else check_sensitive_spec(sensitive)
     if privileged is None:
         kept = "drop"
     else:
@@ -248,9 +253,11 @@ def hfm_paper_learners(
     # independent of the ensemble estimators.
     from skfair.ensemble import AdaFairClassifier, FairGBMClassifier
 
-    columns = _normalise_spec(sensitive)
+    columns = check_sensitive_spec(sensitive)
     targets = (
-        columns if fairness_attributes is None else _normalise_spec(fairness_attributes)
+        columns
+        if fairness_attributes is None
+        else check_sensitive_spec(fairness_attributes)
     )
     unknown = [c for c in targets if c not in columns]
     if unknown:
@@ -390,7 +397,7 @@ class hfm_paper_scoring(_GapScoring):
         self.dr_ratio = dr_ratio
         self.dr_unscaled = dr_unscaled
         self.random_state = random_state
-        _check_privileged(_normalise_spec(sensitive), privileged)
+        _check_privileged(check_sensitive_spec(sensitive), privileged)
         if dr not in ("attribute", "joint"):
             raise ValueError(DR_MODE_ERROR.format(dr=dr))
 
@@ -402,7 +409,7 @@ class hfm_paper_scoring(_GapScoring):
         names : list of str
         """
         names = ["accuracy", "f1"]
-        for attribute in _normalise_spec(self.sensitive):
+        for attribute in check_sensitive_spec(self.sensitive):
             names += [f"{metric}[{attribute}]" for metric in ATTRIBUTE_METRICS]
         return names
 

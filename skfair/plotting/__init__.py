@@ -2,10 +2,11 @@
 
 Each Display is built with ``from_predictions`` (scores and groups),
 ``from_estimator`` (a fitted classifier and data holding the sensitive
-columns) or, for the trade-off plot, ``from_cv_results`` /
-``from_compare_table``; ``plot(ax=None)`` draws it again, and the Display keeps
-``ax_``, ``figure_`` and its artists. matplotlib (``pip install
-"skfair[plot]"``) is imported only when a Display draws.
+columns) or, for the trade-off plot, ``from_cv_results``,
+``from_compare_table`` or ``from_thresholds``; ``plot(ax=None)`` draws it
+again, and the Display keeps ``ax_``, ``figure_`` and its artists.
+matplotlib (``pip install "skfair[plot]"``) is imported only when a Display
+draws.
 """
 
 from ._base import check_matplotlib_support  # noqa: F401 (for skfair.report)

@@ -11,6 +11,7 @@ import numbers
 import warnings
 
 import numpy as np
+import scipy.special
 
 from ..metrics import mcdp_details
 from ..utils import (
@@ -39,7 +40,18 @@ NOT_BINARY_ERROR = (
 )
 POS_LABEL_ERROR = "pos_label={pos_label!r} is not one of the classes {classes}."
 MAX_POINTS_ERROR = "max_points must be None or an integer >= 2; got {value!r}."
+XSCALE_ERROR = "xscale must be 'auto', 'linear', 'logit' or 'log'; got {value!r}."
+XSCALE_RANGE_ERROR = (
+    "xscale={scale!r} needs {needs}; the scores span [{low:.4g}, {high:.4g}]. "
+    "Pass xscale='linear' (or 'auto')."
+)
 TEXT_BOX = {"boxstyle": "round", "facecolor": "white", "alpha": 0.9}
+XSCALES = ("auto", "linear", "logit", "log")
+# xscale="auto" draws a logit axis when at least this share of the scores is
+# below EXTREME or above 1 - EXTREME (averaged over the groups).
+CONCENTRATED_SHARE = 0.5
+EXTREME = 0.1
+_SCALE_NAMES = {"logit": "logit scale", "log": "log scale"}
 
 
 def check_matplotlib_support(caller):
@@ -125,6 +137,16 @@ default="auto"
             None keeps every group (with a SmallGroupWarning for groups of
             fewer than 30 samples); an int leaves out smaller groups, as in
             :func:`skfair.metrics.mcdp`.
+""",
+    "<xscale>": """\
+        xscale : {"auto", "linear", "logit", "log"}, default="auto"
+            Scale of the score axis. "auto" picks "logit" when the scores are
+            in [0, 1] and at least half of them (averaged over the groups) are
+            below 0.1 or above 0.9, where a linear axis squeezes every curve
+            against an edge; else "linear". "logit" spreads both ends (scores
+            of exactly 0 or 1 are drawn at the axis's edges), "log" the low
+            end. The axis label names a non-linear scale; the scale used is in
+            ``xscale_``.
 """,
 }
 
@@ -303,15 +325,134 @@ def mcdp_and_groupings(y_true, y_score, **params):
     return details, scores, weights, groupings
 
 
-def annotate_beside(ax, text, xy, *, xlim, offset, va):
+def axes_fraction_x(ax, x):
+    """Where the data abscissa ``x`` lies across the axes (0 left, 1 right).
+
+    Read after the scale and limits are set, so it holds on logit and log
+    axes too.
+    """
+    display = ax.transData.transform((x, 0.5))
+    return float(ax.transAxes.inverted().transform(display)[0])
+
+
+def extreme_share(ecdfs):
+    """Mean over groups of the share of scores below 0.1 or above 0.9.
+
+    Parameters
+    ----------
+    ecdfs : iterable of (x, F)
+        Each group's exact ECDF, as :func:`weighted_ecdf` returns it.
+
+    Returns
+    -------
+    share : float
+        ``mean_g [F_g(0.1⁻) + 1 - F_g(0.9)]``: where each group's mass is,
+        every group counted equally (a small group's scores are read too).
+    """
+    shares = [
+        float(ecdf_at(x, F, EXTREME, left=True) + 1.0 - ecdf_at(x, F, 1 - EXTREME))
+        for x, F in ecdfs
+    ]
+    return float(np.mean(shares))
+
+
+def resolve_xscale(xscale, values, share):
+    """The scale of a score axis: ``xscale``, or the "auto" choice.
+
+    Parameters
+    ----------
+    xscale : {"auto", "linear", "logit", "log"}
+        The requested scale.
+    values : ndarray
+        The scores (or thresholds) drawn on the axis.
+    share : float
+        The share of the scores below 0.1 or above 0.9 (see
+        :func:`extreme_share`).
+
+    Returns
+    -------
+    scale : {"linear", "logit", "log"}
+        "auto" is "logit" when every score is in [0, 1], some lie strictly
+        inside, and at least half the mass (:data:`CONCENTRATED_SHARE`) is
+        below 0.1 or above 0.9; else "linear".
+
+    Raises
+    ------
+    ValueError
+        If ``xscale`` is not one of the four, "logit" with scores outside
+        [0, 1] (or none strictly inside), or "log" with negative scores (or
+        none positive).
+    """
+    if xscale not in XSCALES:
+        raise ValueError(XSCALE_ERROR.format(value=xscale))
+    low, high = float(np.min(values)), float(np.max(values))
+    inside = np.any((values > 0) & (values < 1))
+    logit_ok = low >= 0 and high <= 1 and inside
+    if xscale == "auto":
+        return "logit" if logit_ok and share >= CONCENTRATED_SHARE else "linear"
+    if xscale == "logit" and not logit_ok:
+        needs = "scores in [0, 1], some strictly between 0 and 1"
+    elif xscale == "log" and not (low >= 0 and high > 0):
+        needs = "non-negative scores, some positive"
+    else:
+        return xscale
+    raise ValueError(
+        XSCALE_RANGE_ERROR.format(scale=xscale, needs=needs, low=low, high=high)
+    )
+
+
+def score_limits(scale, values):
+    """``(left, right)`` of a score axis on ``scale`` that shows every value.
+
+    On the linear scale, ``[0, 1]`` for scores in [0, 1], else the range
+    padded by 5 %. On a logit (log) axis, where 0 and 1 (0) cannot be drawn,
+    the range of the scores strictly inside (0, 1) (above 0), padded by 5 %
+    of its logit (log) width; scores outside it are drawn at the edge.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    low, high = float(values.min()), float(values.max())
+    if scale == "linear":
+        if low >= 0.0 and high <= 1.0:
+            return 0.0, 1.0
+        pad = 0.05 * (high - low) or 0.5
+        return low - pad, high + pad
+    if scale == "logit":
+        inner = values[(values > 0) & (values < 1)]
+        forward, backward = scipy.special.logit, scipy.special.expit
+    else:
+        inner = values[values > 0]
+        forward, backward = np.log10, _exp10
+    a, b = forward(float(inner.min())), forward(float(inner.max()))
+    pad = 0.05 * (b - a) or 0.5
+    left, right = float(backward(a - pad)), float(backward(b + pad))
+    if scale == "log" and high <= 1.0:
+        right = min(right, 1.0)
+    return left, right
+
+
+def _exp10(z):
+    return 10.0**z
+
+
+def set_score_axis(ax, scale, limits, label):
+    """Put the score axis on ``scale`` with ``limits``; the label names the scale."""
+    if scale == "logit":
+        ax.set_xscale("logit", one_half="0.5", nonpositive="clip")
+    elif scale == "log":
+        ax.set_xscale("log", nonpositive="clip")
+    if scale in _SCALE_NAMES:
+        label = f"{label}  [{_SCALE_NAMES[scale]}]"
+    ax.set(xlim=limits, xlabel=label)
+
+
+def annotate_beside(ax, text, xy, *, offset, va):
     """Write ``text`` in a box next to ``xy``, on the side with more room.
 
     The box goes right of ``xy`` when ``xy`` lies in the left 60 % of the
-    x range ``xlim``, else left of it; ``offset`` is ``(dx, dy)`` in points,
-    dx mirrored on the left.
+    axes (read after the scale and limits are set), else left of it;
+    ``offset`` is ``(dx, dy)`` in points, dx mirrored on the left.
     """
-    low, high = xlim
-    right = xy[0] < low + 0.6 * (high - low)
+    right = axes_fraction_x(ax, xy[0]) < 0.6
     dx, dy = offset
     return ax.annotate(
         text,

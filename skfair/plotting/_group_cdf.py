@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ._base import (
@@ -10,12 +12,21 @@ from ._base import (
     check_max_points,
     display_from_estimator,
     ecdf_at,
+    extreme_share,
     format_label,
     mcdp_and_groupings,
+    resolve_xscale,
+    score_limits,
+    set_score_axis,
     shared_doc,
     thin_ecdf,
     weighted_ecdf,
 )
+
+# More groups than this: the worst pair and the largest groups are coloured,
+# the rest faded (see ``highlight``).
+MAX_COLOURED = 10
+CDF_LABEL = r"empirical CDF  $P(\mathrm{score} \leq t \mid \mathrm{group})$"
 
 
 def _group_ecdfs(scores, weights, grouping):
@@ -42,15 +53,6 @@ def _min_gap_in_window(ecdf_a, ecdf_b, low, high):
     gaps = np.abs(ecdf_at(*ecdf_a, points) - ecdf_at(*ecdf_b, points))
     k = int(np.argmin(gaps))
     return float(points[k])
-
-
-def _x_limits(ecdfs):
-    low = min(float(x[0]) for x, _ in ecdfs.values())
-    high = max(float(x[-1]) for x, _ in ecdfs.values())
-    if low >= 0.0 and high <= 1.0:
-        return 0.0, 1.0
-    pad = 0.05 * (high - low) or 0.5
-    return low - pad, high + pad
 
 
 class GroupCDFDisplay(_FairnessDisplayMixin):
@@ -99,6 +101,11 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
         The vertical segment between the two groups' CDFs that realise MCDP.
     annotation_ : matplotlib Annotation or None
         The annotated value (None with ``annotate=False``).
+    highlighted_ : list
+        The groups drawn in colour (every group, up to 10); the others are
+        faded grey.
+    xscale_ : {"linear", "logit", "log"}
+        The scale of the score axis.
     ax_, figure_ : matplotlib Axes and Figure
         The axes with the plot, and its figure.
 
@@ -128,7 +135,17 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
         self.counts = counts
         self.name = name
 
-    def plot(self, ax=None, *, name=None, max_points=None, annotate=True):
+    @shared_doc
+    def plot(
+        self,
+        ax=None,
+        *,
+        name=None,
+        max_points=None,
+        annotate=True,
+        xscale="auto",
+        highlight=None,
+    ):
         """Draw the group CDFs and the MCDP location.
 
         Parameters
@@ -141,9 +158,19 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
             Draw at most about this many breakpoints per group, kept so that
             the drawn step function is within ``1 / max_points`` of the exact
             ECDF everywhere and equal to it at every drawn point (use e.g.
-            2000 for millions of scores). None draws every breakpoint.
+            2000 for millions of scores). None draws every breakpoint. The
+            two groups realising MCDP are always drawn exactly where their
+            gap is marked, so the marker sits on both curves.
         annotate : bool, default=True
             Whether to write the value of MCDP(ε) next to the gap.
+        <xscale>
+        highlight : None, int or list, default=None
+            Which groups are drawn in colour; the others are faded grey
+            behind them, with one legend entry ("other k groups"). None:
+            every group up to 10 groups; with more, the two groups realising
+            MCDP and the largest groups, 10 in all. An int ``k``: the pair
+            and the largest groups, ``k`` in all. A list of group labels:
+            those and the pair. The coloured groups are in ``highlighted_``.
 
         Returns
         -------
@@ -152,88 +179,125 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
         """
         max_points = check_max_points(max_points)
         ax = self._set_axes(ax)
-        result = self.mcdp_result
-        worst = set(result.groups)
-        x_left, x_right = _x_limits(self.ecdfs)
-        many = len(self.ecdfs) > 10
-        worst_order = {label: j for j, label in enumerate(result.groups)}
-        self.lines_ = {}
-        for k, (label, (x, F)) in enumerate(self.ecdfs.items()):
-            xs, Fs = thin_ecdf(np.asarray(x), np.asarray(F), max_points)
-            left, right = int(xs[0] > x_left), int(xs[-1] < x_right)
-            xs = np.concatenate(([x_left] * left, xs, [x_right] * right))
-            Fs = np.concatenate(([0.0] * left, Fs, [1.0] * right))
-            text = format_label(label)
-            if self.counts is not None and label in self.counts:
-                text += f" (n={self.counts[label]})"
-            bold = label in worst
-            color = _color(k, many, bold, worst_order.get(label))
-            (self.lines_[label],) = ax.plot(
-                xs,
-                Fs,
-                drawstyle="steps-post",
-                color=color,
-                label=text,
-                linewidth=2.2 if bold else 1.2,
-                alpha=1.0 if bold else 0.45,
-                zorder=3 if bold else 2,
-            )
-        self._draw_location(ax, annotate)
-        ax.set(
-            xlabel="score",
-            ylabel="empirical CDF  P(score ≤ t | group)",
-            xlim=(x_left, x_right),
-            ylim=(-0.02, 1.02),
+        values = np.concatenate([np.asarray(x) for x, _ in self.ecdfs.values()])
+        self.xscale_ = resolve_xscale(
+            xscale, values, extreme_share(self.ecdfs.values())
         )
+        limits = score_limits(self.xscale_, values)
+        set_score_axis(ax, self.xscale_, limits, "score")
+        t, where = self._gap_location()
+        self.highlighted_ = highlighted_groups(
+            list(self.ecdfs), self.counts, self.mcdp_result.groups, highlight
+        )
+        self._colors = _group_colors(
+            list(self.ecdfs), self.highlighted_, self.mcdp_result.groups
+        )
+        self.lines_ = {}
+        for label in self.ecdfs:
+            self.lines_[label] = self._draw_group(ax, label, limits, max_points, t)
+        self._draw_location(ax, annotate, t, where, limits)
+        ax.set(ylabel=CDF_LABEL, ylim=(-0.02, 1.02))
         title = name if name is not None else self.name
         if title is not None:
             ax.set_title(title)
-        outside = len(self.ecdfs) > 6  # keep the curves and the annotation clear
+        self._legend(ax)
+        return self
+
+    def _gap_location(self):
+        """Where the gap segment goes: the threshold, or the window's smallest gap."""
+        result = self.mcdp_result
+        if result.threshold is not None:
+            t = float(result.threshold)
+            return t, f"at t = {t:.3g}"
+        low, high = (float(v) for v in result.window)
+        a, b = result.groups
+        t = _min_gap_in_window(self.ecdfs[a], self.ecdfs[b], low, high)
+        return t, f"on [{low:.3g}, {high:.3g}]"
+
+    def _draw_group(self, ax, label, limits, max_points, t):
+        """One group's step line; faded unless highlighted."""
+        x, F = (np.asarray(v) for v in self.ecdfs[label])
+        xs, Fs = thin_ecdf(x, F, max_points)
+        worst = label in self.mcdp_result.groups
+        if worst and xs.size < x.size:  # keep the breakpoint the marker sits on
+            k = int(np.searchsorted(x, t, side="right")) - 1
+            if k >= 0:
+                keep = np.searchsorted(x, xs)
+                xs, Fs = x[np.union1d(keep, [k])], F[np.union1d(keep, [k])]
+        x_left, x_right = limits
+        xs = np.clip(xs, x_left, x_right)  # 0 and 1 at a logit axis's edges
+        xs = np.concatenate(([x_left], xs, [x_right]))
+        Fs = np.concatenate(([0.0], Fs, [1.0]))
+        text = format_label(label)
+        if self.counts is not None and label in self.counts:
+            text += f" (n={self.counts[label]})"
+        color = self._colors[label]
+        bold = label in self.mcdp_result.groups
+        if color is None:  # faded: one legend entry for all of them
+            first = label == next(k for k, c in self._colors.items() if c is None)
+            n_other = len(self.ecdfs) - len(self.highlighted_)
+            text = f"other {n_other} groups (faded)" if first else "_nolegend_"
+            style = {"color": "0.6", "linewidth": 0.8, "alpha": 0.35, "zorder": 1}
+        else:
+            style = {
+                "color": color,
+                "linewidth": 2.2 if bold else 1.2,
+                "alpha": 1.0 if bold else 0.75,
+                "zorder": 3 if bold else 2,
+            }
+        (line,) = ax.plot(xs, Fs, drawstyle="steps-post", label=text, **style)
+        return line
+
+    def _draw_location(self, ax, annotate, t, where, limits):
+        result = self.mcdp_result
+        a, b = result.groups
+        ecdf_a, ecdf_b = self.ecdfs[a], self.ecdfs[b]
+        drawn = float(np.clip(t, *limits))
+        self.threshold_line_ = self.window_span_ = None
+        if result.threshold is not None:
+            self.threshold_line_ = ax.axvline(
+                drawn, color="0.25", linestyle=":", linewidth=1.2, zorder=1
+            )
+        else:
+            low, high = np.clip([float(v) for v in result.window], *limits)
+            self.window_span_ = ax.axvspan(low, high, color="0.5", alpha=0.2, zorder=1)
+        Fa, Fb = float(ecdf_at(*ecdf_a, t)), float(ecdf_at(*ecdf_b, t))
+        (self.gap_line_,) = ax.plot(
+            [drawn, drawn],
+            [Fa, Fb],
+            color="k",
+            linewidth=2,
+            marker="o",
+            markersize=4,
+            zorder=4,
+        )
+        self.annotation_ = None
+        if annotate:
+            pair = f"{format_label(a)} vs {format_label(b)}"
+            if len(pair) > 32:  # long intersection names: one per line
+                pair = f"{format_label(a)}\nvs {format_label(b)}"
+            text = f"MCDP({result.epsilon:g}) = {result.value:.4g}\n{where}\n{pair}"
+            self.annotation_ = annotate_beside(
+                ax, text, (drawn, (Fa + Fb) / 2), offset=(12, 0), va="center"
+            )
+
+    def _legend(self, ax):
+        """The legend: inside if it is short, else outside on the right."""
+        n_entries = len(self.highlighted_) + (len(self.highlighted_) < len(self.ecdfs))
+        outside = n_entries > 6  # keep the curves and the annotation clear
+        handles, labels = ax.get_legend_handles_labels()
+        faded = [k for k, text in enumerate(labels) if text.startswith("other ")]
+        order = [k for k in range(len(labels)) if k not in faded] + faded
         ax.legend(
+            [handles[k] for k in order],
+            [labels[k] for k in order],
             loc="upper left",
             bbox_to_anchor=(1.02, 1.0) if outside else None,
             title=self.attribute,
             fontsize="small",
             title_fontsize="small",
-            ncols=2 if len(self.ecdfs) > 16 else 1,
+            ncols=2 if n_entries > 16 else 1,
         )
-        return self
-
-    def _draw_location(self, ax, annotate):
-        result = self.mcdp_result
-        a, b = result.groups
-        ecdf_a, ecdf_b = self.ecdfs[a], self.ecdfs[b]
-        if result.threshold is not None:
-            t = float(result.threshold)
-            self.threshold_line_ = ax.axvline(
-                t, color="0.25", linestyle=":", linewidth=1.2, zorder=1
-            )
-            self.window_span_ = None
-            where = f"at t = {t:.3g}"
-        else:
-            low, high = (float(v) for v in result.window)
-            self.window_span_ = ax.axvspan(low, high, color="0.5", alpha=0.2, zorder=1)
-            self.threshold_line_ = None
-            t = _min_gap_in_window(ecdf_a, ecdf_b, low, high)
-            where = f"on [{low:.3g}, {high:.3g}]"
-        Fa, Fb = float(ecdf_at(*ecdf_a, t)), float(ecdf_at(*ecdf_b, t))
-        (self.gap_line_,) = ax.plot(
-            [t, t], [Fa, Fb], color="k", linewidth=2, marker="o", markersize=4, zorder=4
-        )
-        self.annotation_ = None
-        if annotate:
-            text = (
-                f"MCDP({result.epsilon:g}) = {result.value:.4g}\n{where}\n"
-                f"{format_label(a)} vs {format_label(b)}"
-            )
-            self.annotation_ = annotate_beside(
-                ax,
-                text,
-                (t, (Fa + Fb) / 2),
-                xlim=_x_limits(self.ecdfs),
-                offset=(12, 0),
-                va="center",
-            )
 
     @classmethod
     @shared_doc
@@ -253,6 +317,8 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
         ax=None,
         max_points=None,
         annotate=True,
+        xscale="auto",
+        highlight=None,
     ):
         """Plot the group CDFs and MCDP(ε) from scores.
 
@@ -282,7 +348,7 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
         <min_group_size>
         name : str or None, default=None
             Title of the axes.
-        ax, max_points, annotate
+        ax, max_points, annotate, xscale, highlight
             See :meth:`plot`.
 
         Returns
@@ -322,7 +388,13 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
             counts=counts,
             name=name,
         )
-        return display.plot(ax=ax, max_points=max_points, annotate=annotate)
+        return display.plot(
+            ax=ax,
+            max_points=max_points,
+            annotate=annotate,
+            xscale=xscale,
+            highlight=highlight,
+        )
 
     @classmethod
     @shared_doc
@@ -345,6 +417,8 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
         ax=None,
         max_points=None,
         annotate=True,
+        xscale="auto",
+        highlight=None,
     ):
         """Plot the group CDFs and MCDP(ε) of a fitted classifier's scores.
 
@@ -352,7 +426,7 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
         ----------
         <estimator>
         epsilon, method, agg, combine, sample_weight, min_group_size, ax, \
-max_points, annotate
+max_points, annotate, xscale, highlight
             See :meth:`from_predictions`.
 
         Returns
@@ -381,16 +455,65 @@ max_points, annotate
         return display_from_estimator(**locals())  # every argument, as given
 
 
-def _color(k, many, bold, worst_rank):
-    """Colour of the k-th group's line.
+def highlighted_groups(labels, counts, worst, highlight):
+    """The groups drawn in colour, in the order of ``labels``.
 
-    Up to ten groups: the default cycle ``C0``...``C9``. More: the two groups
-    realising MCDP get dark red and blue, the others tab20's light shades.
+    Parameters
+    ----------
+    labels : list
+        Every group's label.
+    counts : dict or None
+        ``{label: size}``; the largest groups are highlighted first.
+    worst : tuple
+        The two groups realising MCDP, always highlighted.
+    highlight : None, int or list
+        None: every group up to ``MAX_COLOURED`` (10) groups, else the worst
+        pair and the largest groups, ten in all. An int
+        ``k``: the worst pair and the largest groups, ``k`` in all (at least
+        the pair). A list of labels: those and the worst pair.
+
+    Returns
+    -------
+    highlighted : list
     """
-    if not many:
-        return f"C{k % 10}"
-    from matplotlib import colormaps
+    if highlight is None:
+        if len(labels) <= MAX_COLOURED:
+            return list(labels)
+        highlight = MAX_COLOURED
+    if isinstance(highlight, numbers.Integral) and not isinstance(highlight, bool):
+        sizes = counts or {}
+        by_size = sorted(labels, key=lambda g: -sizes.get(g, 0))  # stable
+        chosen = list(worst) + [g for g in by_size if g not in worst]
+        chosen = set(chosen[: max(int(highlight), len(worst))])
+    else:
+        chosen = set(worst) | {g for g in highlight if g in labels}
+    return [g for g in labels if g in chosen]
 
-    if bold:
-        return ("tab:red", "tab:blue")[worst_rank]
-    return colormaps["tab20"](2 * (k % 10) + 1)
+
+def _group_colors(labels, highlighted, worst):
+    """``{label: colour or None}``; None is a faded group.
+
+    Every group highlighted: the default cycle ``C0``...``C9``. Otherwise the
+    two groups realising MCDP are red and blue, the other highlighted groups
+    take the remaining tab10 colours, and the rest are faded grey.
+    """
+    if len(highlighted) == len(labels):
+        return {g: f"C{k % 10}" for k, g in enumerate(labels)}
+    others = iter([g for g in highlighted if g not in worst])
+    colors = dict.fromkeys(labels)
+    colors.update(zip(worst, ("tab:red", "tab:blue")))
+    for k, g in enumerate(others):
+        colors[g] = _OTHER_COLORS[k % len(_OTHER_COLORS)]
+    return colors
+
+
+_OTHER_COLORS = [
+    "tab:orange",
+    "tab:green",
+    "tab:purple",
+    "tab:brown",
+    "tab:pink",
+    "tab:olive",
+    "tab:cyan",
+    "darkgoldenrod",
+]

@@ -5,14 +5,33 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import (
+    EXTREME,
     _FairnessDisplayMixin,
     annotate_beside,
+    axes_fraction_x,
     display_from_estimator,
     mcdp_and_groupings,
+    resolve_xscale,
+    score_limits,
+    set_score_axis,
     shared_doc,
 )
 
 AGG_ERROR = "agg must be 'max' or 'mean'; got {agg!r}."
+DISPARITY_NAME = r"$\Delta DP_b^t$"
+DISPARITY_LABEL = r"$\Delta DP_b^t$: positive-rate gap at t"
+THRESHOLD_LABEL = r"decision threshold t  (positive if score $\geq$ t)"
+
+
+def _extreme_share(scores, groupings):
+    """Mean over groups of the share of scores below 0.1 or above 0.9."""
+    extreme = (scores < EXTREME) | (scores > 1 - EXTREME)
+    shares = [
+        extreme[grouping.codes == code].mean()
+        for grouping in groupings
+        for code in range(grouping.n_groups)
+    ]
+    return float(np.mean(shares))
 
 
 def _positive_rates(scores, weights, grouping, thresholds):
@@ -81,6 +100,9 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         the distinct scores) rather than a line through the points.
     name : str or None, default=None
         Name of the model in the legend.
+    extreme_share : float or None, default=None
+        The share of the scores below 0.1 or above 0.9 (mean over groups),
+        which ``xscale="auto"`` reads; None reads the thresholds instead.
 
     Attributes
     ----------
@@ -92,6 +114,8 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         A vertical line at ``peak_threshold``.
     annotation_ : matplotlib Annotation or None
         The annotated MCDP(0) value.
+    xscale_ : {"linear", "logit", "log"}
+        The scale of the threshold axis.
     ax_, figure_ : matplotlib Axes and Figure
         The axes with the plot, and its figure.
 
@@ -120,6 +144,7 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         mcdp_value=None,
         steps=True,
         name=None,
+        extreme_share=None,
     ):
         self.thresholds = thresholds
         self.disparity = disparity
@@ -128,8 +153,12 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         self.mcdp_value = mcdp_value
         self.steps = steps
         self.name = name
+        self.extreme_share = extreme_share
 
-    def plot(self, ax=None, *, name=None, line_kwargs=None, annotate=True):
+    @shared_doc
+    def plot(
+        self, ax=None, *, name=None, line_kwargs=None, annotate=True, xscale="auto"
+    ):
         """Draw ΔDP_b^t against t.
 
         Parameters
@@ -142,6 +171,7 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
             Keyword arguments for matplotlib's ``plot`` of the curve.
         annotate : bool, default=True
             Whether to mark and annotate the MCDP(0) threshold.
+        <xscale>
 
         Returns
         -------
@@ -149,38 +179,51 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         """
         ax = self._set_axes(ax)
         name = self.name if name is None else name
-        kwargs = {"label": "ΔDP at threshold" if name is None else name}
+        grid = np.asarray(self.thresholds, dtype=np.float64)
+        inner = grid[1:-1] if self.steps and grid.size > 2 else grid
+        share = self.extreme_share
+        if share is None:  # no scores stored: read the thresholds themselves
+            share = float(np.mean((inner < EXTREME) | (inner > 1 - EXTREME)))
+        self.xscale_ = resolve_xscale(xscale, inner, share)
+        limits = score_limits(self.xscale_, grid if self.xscale_ == "linear" else inner)
+        set_score_axis(ax, self.xscale_, limits, THRESHOLD_LABEL)
+        kwargs = {"label": DISPARITY_NAME if name is None else name}
         if self.steps:
             kwargs["drawstyle"] = "steps-pre"
         kwargs.update(line_kwargs or {})
-        (self.line_,) = ax.plot(self.thresholds, self.disparity, **kwargs)
-        self.peak_marker_ = self.peak_line_ = self.annotation_ = None
-        if annotate and self.peak_threshold is not None:
-            color = self.line_.get_color()
-            t, v = self.peak_threshold, self.peak_value
-            self.peak_line_ = ax.axvline(t, color=color, linestyle=":", linewidth=1)
-            (self.peak_marker_,) = ax.plot([t], [v], "o", color=color, zorder=4)
-            self.annotation_ = annotate_beside(
-                ax,
-                f"MCDP(0) = {self.mcdp_value:.4g}\nreached from t = {t:.3g}",
-                (t, v),
-                xlim=ax.get_xlim(),
-                offset=(8, 8),
-                va="bottom",
-            )
-        ax.set(
-            xlabel="decision threshold t  (positive if score ≥ t)",
-            ylabel="ΔDP at t: positive-rate gap",
-        )
+        drawn = np.clip(grid, *limits)
+        shared = ax.has_data()  # another curve is on these axes: keep it in view
+        (self.line_,) = ax.plot(drawn, self.disparity, **kwargs)
         top = np.nanmax(self.disparity, initial=0.0)
         if self.peak_value is not None:
             top = max(top, self.peak_value)
-        ax.set_ylim(0, 1.3 * top if top > 0 else 1.0)
+        top = 1.3 * top if top > 0 else 1.0
+        if shared:
+            top = max(top, ax.get_ylim()[1])
+        ax.set(ylabel=DISPARITY_LABEL, ylim=(0, top))
+        self.peak_marker_ = self.peak_line_ = self.annotation_ = None
+        if annotate and self.peak_threshold is not None:
+            self._mark_peak(ax, float(np.clip(self.peak_threshold, *limits)))
         on_right = self.peak_threshold is not None and (
-            self.peak_threshold > np.mean(ax.get_xlim())
+            axes_fraction_x(ax, float(np.clip(self.peak_threshold, *limits))) > 0.5
         )
         ax.legend(loc="upper left" if on_right else "upper right", fontsize="small")
         return self
+
+    def _mark_peak(self, ax, t):
+        """The marker (on the curve), a dotted line and the MCDP(0) value at t."""
+        color = self.line_.get_color()
+        v = self.peak_value
+        self.peak_line_ = ax.axvline(t, color=color, linestyle=":", linewidth=1)
+        (self.peak_marker_,) = ax.plot([t], [v], "o", color=color, zorder=4)
+        self.annotation_ = annotate_beside(
+            ax,
+            f"MCDP(0) = {self.mcdp_value:.4g}\nreached from t = "
+            f"{self.peak_threshold:.3g}",
+            (t, v),
+            offset=(8, 8),
+            va="bottom",
+        )
 
     @classmethod
     @shared_doc
@@ -199,6 +242,7 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         ax=None,
         line_kwargs=None,
         annotate=True,
+        xscale="auto",
     ):
         """Plot ΔDP_b^t against the threshold t from scores.
 
@@ -213,7 +257,9 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         thresholds : array-like of float or None, default=None
             Where to evaluate ΔDP_b^t. None: at every distinct score, plus
             one point on each side of them (where the gap is 0), drawn as
-            the exact step function.
+            the exact step function. Given thresholds are drawn as a line
+            through their values, with the peak threshold (see above) added
+            so that the line passes through the marker.
         agg : {"max", "mean"}, default="max"
             Aggregation over pairs of groups, as in
             :func:`skfair.metrics.delta_dp`. With "mean" the curve's maximum
@@ -225,7 +271,7 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         <min_group_size>
         name : str or None, default=None
             Name of the model in the legend.
-        ax, line_kwargs, annotate
+        ax, line_kwargs, annotate, xscale
             See :meth:`plot`.
 
         Returns
@@ -240,8 +286,8 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         >>> display = ThresholdDisparityDisplay.from_predictions(
         ...     None, y0 + y1, sensitive_features=[0] * 5 + [1] * 5,
         ...     thresholds=[0.25, 0.5])
-        >>> display.disparity.tolist()
-        [0.2, 0.2]
+        >>> display.thresholds.tolist(), display.disparity.tolist()
+        ([0.25, 0.33, 0.5], [0.2, 0.4, 0.2])
         """
         if agg not in ("max", "mean"):
             raise ValueError(AGG_ERROR.format(agg=agg))
@@ -256,36 +302,33 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         )
         kept = np.logical_and.reduce([g.kept for g in groupings])
         distinct = np.unique(scores[kept])
+        above = distinct[distinct > details.threshold]
+        peak = float(above[0]) if above.size else float(details.threshold)
         steps = thresholds is None
-        if steps:
+        if steps:  # the peak is a distinct score, on the grid
             low, high = float(distinct[0]), float(distinct[-1])
             pad = 0.05 * (high - low) or 0.5
             unit = low >= 0 and high <= 1
             left = 0.0 if unit and low > 0 else low - pad
             right = 1.0 if unit and high < 1 else high + pad
             grid = np.concatenate(([left], distinct, [right]))
-        else:
-            grid = np.sort(np.asarray(thresholds, dtype=np.float64).ravel())
+        else:  # with the peak, so that the line passes through its marker
+            given = np.asarray(thresholds, dtype=np.float64).ravel()
+            grid = np.union1d(given, [peak])
         disparity = threshold_disparity(scores, weights, groupings, grid, agg)
-        above = distinct[distinct > details.threshold]
-        peak = float(above[0]) if above.size else float(details.threshold)
-        if steps and above.size:  # peak is a distinct score, already on the grid
-            peak_value = float(disparity[np.searchsorted(grid, peak)])
-        else:
-            at_peak = np.array([peak])
-            peak_value = float(
-                threshold_disparity(scores, weights, groupings, at_peak, agg)[0]
-            )
         display = cls(
             thresholds=grid,
             disparity=disparity,
             peak_threshold=peak,
-            peak_value=peak_value,
+            peak_value=float(disparity[np.searchsorted(grid, peak)]),
             mcdp_value=details.value,
             steps=steps,
             name=name,
+            extreme_share=_extreme_share(scores, groupings),
         )
-        return display.plot(ax=ax, line_kwargs=line_kwargs, annotate=annotate)
+        return display.plot(
+            ax=ax, line_kwargs=line_kwargs, annotate=annotate, xscale=xscale
+        )
 
     @classmethod
     @shared_doc
@@ -307,6 +350,7 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         ax=None,
         line_kwargs=None,
         annotate=True,
+        xscale="auto",
     ):
         """Plot ΔDP_b^t against t for a fitted classifier's scores.
 
@@ -314,7 +358,7 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         ----------
         <estimator>
         thresholds, agg, combine, sample_weight, min_group_size, ax, line_kwargs, \
-annotate
+annotate, xscale
             See :meth:`from_predictions`.
 
         Returns

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..model_selection import fairest_within
+from ..model_selection import fairest_within, threshold_tradeoff
 from ._base import TEXT_BOX, _FairnessDisplayMixin
+from ._threshold_disparity import DISPARITY_NAME
 
 MISSING_METRIC_ERROR = "{where} has no {what} {key!r}; available: {available}."
 TABLE_COLUMNS_ERROR = (
@@ -87,6 +88,12 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
     :class:`skfair.model_selection.fairest_within` picks: the fairest one to
     the right of that line.
 
+    :meth:`from_thresholds` draws the same picture for one model's decision
+    thresholds (:func:`skfair.model_selection.threshold_tradeoff`): each
+    point a threshold, performance (balanced accuracy by default) against
+    ΔDP_b^t, thresholds at which some group's positive rate is 0 or 1 drawn
+    as excluded crosses and never recommended.
+
     Parameters
     ----------
     performance : ndarray of shape (n_candidates,)
@@ -110,6 +117,12 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
         Axis label.
     fairness_name : str, default="unfairness"
         Axis label.
+    excluded : ndarray of bool of shape (n_candidates,) or None, default=None
+        Candidates the rule never picks (in the threshold mode: thresholds
+        at which some group's positive rate is 0 or 1), drawn as grey
+        crosses and left out of the Pareto front.
+    pick_label : str, default="picked by fairest_within"
+        The legend's text for the selected candidate.
 
     Attributes
     ----------
@@ -121,10 +134,15 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
         The Pareto front, in increasing performance.
     tolerance_line_ : matplotlib Line2D or None
         The vertical line at ``tolerance_floor``.
+    excluded_marker_ : matplotlib Line2D or None
+        The excluded candidates (grey crosses), if any.
     selected_marker_ : matplotlib Line2D or None
         The star on the selected candidate.
     annotation_ : matplotlib Annotation or None
         The selected candidate's name.
+    tradeoff_ : ThresholdTradeoff
+        Only in the threshold mode (:meth:`from_thresholds`,
+        :meth:`from_threshold_tradeoff`): the candidates and the pick.
     ax_, figure_ : matplotlib Axes and Figure
         The axes with the plot, and its figure.
 
@@ -132,6 +150,7 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
     --------
     skfair.model_selection.fairest_within : The selection rule drawn.
     skfair.model_selection.compare_estimators : A table this Display reads.
+    skfair.model_selection.threshold_tradeoff : The threshold mode's rule.
 
     Examples
     --------
@@ -161,7 +180,11 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
         tolerance=None,
         performance_name="performance",
         fairness_name="unfairness",
+        excluded=None,
+        pick_label="picked by fairest_within",
     ):
+        self.excluded = excluded
+        self.pick_label = pick_label
         self.performance = performance
         self.unfairness = unfairness
         self.performance_std = performance_std
@@ -190,19 +213,11 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
         ax = self._set_axes(ax)
         p = np.asarray(self.performance, dtype=np.float64)
         u = np.asarray(self.unfairness, dtype=np.float64)
-        self.errorbar_ = ax.errorbar(
-            p,
-            u,
-            xerr=self.performance_std,
-            yerr=self.unfairness_std,
-            fmt="o",
-            color="C0",
-            ecolor=(0.12, 0.47, 0.71, 0.3),
-            elinewidth=1,
-            capsize=2,
-            label="candidate (mean ± std over folds)",
-        )
-        self.pareto_mask_ = pareto_front(p, u)
+        excluded = np.zeros(p.shape, dtype=bool)
+        if self.excluded is not None:
+            excluded = np.asarray(self.excluded, dtype=bool)
+        self._draw_candidates(ax, p, u, excluded)
+        self.pareto_mask_ = pareto_front(p, np.where(excluded, np.nan, u))
         front = np.flatnonzero(self.pareto_mask_)
         front = front[np.lexsort((u[front], p[front]))]
         (self.pareto_line_,) = ax.plot(
@@ -218,34 +233,82 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
             )
         self.selected_marker_ = self.annotation_ = None
         if self.selected is not None:
-            k = int(self.selected)
-            (self.selected_marker_,) = ax.plot(
-                [p[k]],
-                [u[k]],
-                marker="*",
-                markersize=16,
-                linestyle="",
-                color="C3",
-                zorder=5,
-                label="picked by fairest_within",
-            )
-            if annotate and self.candidate_names is not None:
-                self.annotation_ = ax.annotate(
-                    str(self.candidate_names[k]),
-                    xy=(p[k], u[k]),
-                    xytext=(0, 12),
-                    textcoords="offset points",
-                    ha="center",
-                    fontsize="small",
-                    bbox=TEXT_BOX,
-                    zorder=6,
-                )
+            self._draw_pick(ax, p, u, annotate)
         ax.set(
             xlabel=f"{self.performance_name} (higher is better)",
             ylabel=f"{self.fairness_name} (lower is fairer)",
         )
-        ax.legend(loc="best", fontsize="small")
+        # above the axes: the points and the pick stay visible
+        ax.legend(
+            loc="lower center",
+            bbox_to_anchor=(0.5, 1.02),
+            ncols=2,
+            fontsize="small",
+            borderaxespad=0.0,
+        )
         return self
+
+    def _draw_candidates(self, ax, p, u, excluded):
+        """The candidates (with error bars) and the excluded ones (grey crosses)."""
+        small = p.size > 40  # many thresholds: smaller points
+        keep = ~excluded
+
+        def std(values):
+            return None if values is None else np.asarray(values)[keep]
+
+        self.errorbar_ = ax.errorbar(
+            p[keep],
+            u[keep],
+            xerr=std(self.performance_std),
+            yerr=std(self.unfairness_std),
+            fmt="o",
+            markersize=3 if small else 6,
+            color="C0",
+            ecolor=(0.12, 0.47, 0.71, 0.3),
+            elinewidth=1,
+            capsize=2,
+            label=(
+                "candidate (mean ± std over folds)"
+                if self.performance_std is not None or self.unfairness_std is not None
+                else "candidate"
+            ),
+        )
+        self.excluded_marker_ = None
+        if excluded.any():
+            (self.excluded_marker_,) = ax.plot(
+                p[excluded],
+                u[excluded],
+                "x",
+                color="0.6",
+                markersize=3 if small else 6,
+                linestyle="",
+                label="excluded: a group's positive rate is 0 or 1",
+            )
+
+    def _draw_pick(self, ax, p, u, annotate):
+        """The star on the selected candidate, and its name."""
+        k = int(self.selected)
+        (self.selected_marker_,) = ax.plot(
+            [p[k]],
+            [u[k]],
+            marker="*",
+            markersize=16,
+            linestyle="",
+            color="C3",
+            zorder=5,
+            label=self.pick_label,
+        )
+        if annotate and self.candidate_names is not None:
+            self.annotation_ = ax.annotate(
+                str(self.candidate_names[k]),
+                xy=(p[k], u[k]),
+                xytext=(0, 12),
+                textcoords="offset points",
+                ha="center",
+                fontsize="small",
+                bbox=TEXT_BOX,
+                zorder=6,
+            )
 
     @classmethod
     def from_cv_results(
@@ -404,6 +467,143 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
         means = [mean[performance].to_numpy(dtype=np.float64), score]
         stds = [std[k].to_numpy(dtype=np.float64) for k in keys]
         display = cls._pick(means, stds, keys, names, tolerance)
+        return display.plot(ax=ax, annotate=annotate)
+
+    @classmethod
+    def from_thresholds(
+        cls,
+        y_true,
+        y_score,
+        *,
+        sensitive_features,
+        performance="balanced_accuracy",
+        thresholds=None,
+        tolerance=0.95,
+        pos_label=None,
+        combine="intersection",
+        sample_weight=None,
+        min_group_size=None,
+        ax=None,
+        annotate=True,
+    ):
+        """Plot performance against ΔDP_b^t over one model's decision thresholds.
+
+        Each candidate is a threshold ``t`` (decisions ``y_score >= t``), at
+        its performance and its positive-rate gap ΔDP_b^t, computed by
+        :func:`skfair.model_selection.threshold_tradeoff`, whose rule the
+        star shows: the fairest threshold whose performance is within
+        ``tolerance`` of the best, never one at which a group's positive
+        rate is 0 or 1 (those are drawn as grey crosses). Balanced accuracy,
+        the default, does not reward trivial classifiers. One model on one
+        set of data: no error bars.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True binary labels.
+        y_score : array-like of shape (n_samples,)
+            Scores.
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, k)
+            Group labels.
+        performance, thresholds, tolerance, pos_label, combine, \
+sample_weight, min_group_size
+            As in :func:`skfair.model_selection.threshold_tradeoff`.
+        ax, annotate
+            See :meth:`plot`.
+
+        Returns
+        -------
+        display : FairnessTradeoffDisplay
+            The thresholds, the Pareto front and the recommended threshold,
+            drawn; ``display.tradeoff_`` is the
+            :class:`~skfair.model_selection.ThresholdTradeoff` drawn.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skfair.plotting import FairnessTradeoffDisplay
+        >>> rng = np.random.default_rng(0)
+        >>> group = rng.integers(0, 2, 2000)
+        >>> y = (rng.random(2000) < 0.05 + 0.03 * group).astype(int)
+        >>> score = 1 / (1 + np.exp(-(rng.normal(-3, 1, 2000) + 2 * y + group)))
+        >>> display = FairnessTradeoffDisplay.from_thresholds(
+        ...     y, score, sensitive_features=group)
+        >>> k = display.selected
+        >>> t = display.tradeoff_.candidates["threshold"].iloc[k]
+        >>> bool(display.tradeoff_.threshold == t)
+        True
+        >>> bool(display.excluded[k])
+        False
+        """
+        result = threshold_tradeoff(
+            y_true,
+            y_score,
+            sensitive_features=sensitive_features,
+            performance=performance,
+            thresholds=thresholds,
+            tolerance=tolerance,
+            pos_label=pos_label,
+            combine=combine,
+            sample_weight=sample_weight,
+            min_group_size=min_group_size,
+        )
+        return cls.from_threshold_tradeoff(result, ax=ax, annotate=annotate)
+
+    @classmethod
+    def from_threshold_tradeoff(cls, tradeoff, *, ax=None, annotate=True):
+        """Plot a :func:`~skfair.model_selection.threshold_tradeoff` result.
+
+        As :meth:`from_thresholds`, from its result: e.g. the ``tradeoff`` an
+        audit report holds, so the figure shows exactly the report's pick.
+
+        Parameters
+        ----------
+        tradeoff : ThresholdTradeoff
+            What :func:`skfair.model_selection.threshold_tradeoff` returned.
+        ax, annotate
+            See :meth:`plot`.
+
+        Returns
+        -------
+        display : FairnessTradeoffDisplay
+            The thresholds, the Pareto front and the recommended threshold,
+            drawn; ``display.tradeoff_`` is ``tradeoff``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skfair.model_selection import threshold_tradeoff
+        >>> from skfair.plotting import FairnessTradeoffDisplay
+        >>> rng = np.random.default_rng(0)
+        >>> group = rng.integers(0, 2, 1000)
+        >>> score = rng.beta(2, 5 - group, 1000)
+        >>> y = (rng.random(1000) < score).astype(int)
+        >>> result = threshold_tradeoff(y, score, sensitive_features=group,
+        ...                             performance="f1")
+        >>> display = FairnessTradeoffDisplay.from_threshold_tradeoff(result)
+        >>> display.ax_.get_xlabel()
+        'f1 (higher is better)'
+        """
+        table = tradeoff.candidates
+        selected = floor = None
+        if tradeoff.threshold is not None:
+            selected = int(np.flatnonzero(table["threshold"] == tradeoff.threshold)[0])
+        if tradeoff.best_performance_value is not None:
+            best = tradeoff.best_performance_value
+            floor = best - (1.0 - tradeoff.tolerance) * abs(best)
+        display = cls(
+            performance=table["performance"].to_numpy(dtype=np.float64),
+            unfairness=table["delta_dp"].to_numpy(dtype=np.float64),
+            candidate_names=[f"t = {t:.3g}" for t in table["threshold"]],
+            selected=selected,
+            tolerance_floor=floor,
+            tolerance=tradeoff.tolerance,
+            performance_name=tradeoff.performance.replace("_", " "),
+            fairness_name=DISPARITY_NAME,
+            excluded=table["trivial"].to_numpy(dtype=bool),
+            pick_label="recommended threshold",
+        )
+        display.tradeoff_ = tradeoff
         return display.plot(ax=ax, annotate=annotate)
 
     @classmethod

@@ -44,6 +44,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ..utils._dataframe import as_pandas_frame, check_not_lazy
 from ..utils._estimator import SensitiveColumnsMixin, store_params
 from ..utils._sensitive import (
     check_sensitive_features,
@@ -123,7 +124,7 @@ def _row_uniforms(X, seed):
     finaliser: the same row always gets the same number, whichever other rows
     are predicted with it and in whichever order.
     """
-    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
+    frame = as_pandas_frame(X)  # a dataframe of any library, or an array
     z = pd.util.hash_pandas_object(frame, index=False).to_numpy(dtype=np.uint64)
     z = z + np.full_like(z, seed) * np.uint64(0x9E3779B97F4A7C15)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -487,7 +488,7 @@ class ThresholdInvariantClassifier(
         self : object
             The fitted post-processor.
         """
-        X, y = indexable(X, y)
+        X, y = indexable(check_not_lazy(X), y)
         # X is the estimator's to validate: here only its shape and names
         validate_data(self, X, skip_check_array=True)
         for axis, what in enumerate(("sample", "feature")):  # scikit-learn's text
@@ -623,7 +624,7 @@ class ThresholdInvariantClassifier(
         # the estimator validates X first, with its own messages
         method = getattr(self.estimator_, self.response_method_)
         scores = _positive_scores(method(X), self.response_method_)
-        validate_data(self, X, reset=False, skip_check_array=True)
+        validate_data(self, check_not_lazy(X), reset=False, skip_check_array=True)
         grouping = self._groups(X)
         pooled = len(self.groups_)  # the pooled table's index
         index = dict.fromkeys(self.left_out_groups_, pooled)

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..metrics import hfm, mcdp_details
 from ..metrics.inference import check_confidence_level, check_n_resamples
+from ..model_selection import threshold_tradeoff
 from ..utils import (
     check_fraction,
     check_min_group_size,
@@ -26,15 +27,19 @@ from ..utils import (
 from ._common import (
     AUDIT_DASK_X_ERROR,
     AUDIT_HFM_LABELS_ERROR,
+    AUDIT_PROGRESS_ERROR,
     AUDIT_SCORE_REASON,
     auto_resamples,
 )
 from ._compute import (
+    audited_groupings,
+    check_metrics,
+    distribution_facts,
     encode_labels,
     group_table,
-    left_out_groups,
     metrics_table,
-    table_groupings,
+    per_row_counts,
+    threshold_facts,
 )
 from ._dask import audit_dask
 from ._report import AuditReport
@@ -56,14 +61,25 @@ def audit(
     random_state=0,
     title=None,
     min_group_size=None,
+    reference=None,
+    progress=None,
 ):
     """Audit a model's scores: every fairness metric, its uncertainty, a report.
+
+    The report leads with the facts at the decision threshold (each group's
+    positive rate against a reference group, the four-fifths rule, the TPR
+    and FPR gaps), then the distribution-level finding (MCDP and where it is
+    attained), a plain-language summary, the methods, the per-group table
+    (counts, rates with Wilson intervals, ratios to the reference group), the
+    metrics with intervals and tests, and the threshold trade-off
+    (:func:`skfair.model_selection.threshold_tradeoff`). Every part is
+    computed on the same groups.
 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,) or None
         True binary labels; None audits the scores alone (no base rates,
-        TPR, FPR, precision or HFM).
+        counts, TPR, FPR, FNR, precision, trade-off or HFM).
     y_score : array-like of shape (n_samples,)
         Scores in [0, 1] (positive-class probabilities).
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
@@ -77,7 +93,10 @@ def audit(
         The neighbourhood radius of the local MCDP(ε) reported beside
         MCDP(0).
     pos_label : object or None, default=None
-        The positive class of ``y_true``; None takes the larger label.
+        The positive class of ``y_true``. None is allowed only for labels
+        {0, 1}, {False, True} or {-1, 1} (the larger is positive); any other
+        labels without it are an error, as in scikit-learn's metrics. The
+        report's summary states it.
     confidence_level : float, default=0.95
         Of every confidence interval.
     n_resamples : int or None, default=None
@@ -97,8 +116,26 @@ def audit(
         None keeps every group and emits one
         :class:`~skfair.utils.SmallGroupWarning` naming each group of fewer
         than 30 samples; an int ``k`` leaves out the groups with fewer than
-        ``k`` samples everywhere (metrics, intervals, tests, HFM and the group
-        table), as the metrics do, and the report's notes name them.
+        ``k`` samples everywhere (metrics, intervals, tests, HFM, the group
+        table, the headline, the trade-off and the figures), as the metrics
+        do, and the report's notes name them. With
+        ``combine="intersection"`` a group is an intersection, and the
+        per-attribute tables are computed on the samples of the kept
+        intersections.
+    reference : object or None, default=None
+        The reference group of the ratios and differences of the group table
+        and headline: a group label (or its text, e.g. ``"f & x"`` for an
+        intersection), used in every table where it is a group; the other
+        tables, and all with None, use their largest group. A label that is
+        a group of no table is an error.
+    progress : callable or None, default=None
+        Called with each phase's name as it starts, in this order:
+        ``"groups"`` (the per-group table), ``"metrics"`` (each metric's
+        value, and which are undefined), ``"intervals and tests"``
+        (resampling, usually the longest), ``"where MCDP is attained"``,
+        ``"trade-off"`` (with labels) and ``"HFM"`` (with ``X``); a phase
+        that does not apply is skipped (see ``skfair.report._common.
+        AUDIT_PHASES``). For progress lines or a tqdm bar.
 
     Returns
     -------
@@ -107,9 +144,14 @@ def audit(
     Raises
     ------
     ValueError
-        On NaN or infinite scores, scores outside [0, 1], a single group,
-        NaN group labels, mismatched lengths, labels that are not binary,
-        ``X`` without ``y_true``, or invalid parameters.
+        On input errors only: NaN or infinite scores, scores outside [0, 1],
+        a single group, NaN group labels, mismatched lengths, labels that are
+        not binary, labels other than {0, 1}, {False, True} or {-1, 1}
+        without ``pos_label``, an unknown ``reference``, ``X`` without
+        ``y_true``, or invalid parameters. A metric that is undefined on
+        these groups (e.g. ABPC with a one-sample group) is reported as
+        undefined (``value`` None, the reason in ``undefined_reason`` and the
+        notes) and the audit goes on.
 
     See Also
     --------
@@ -118,7 +160,8 @@ def audit(
 
     Notes
     -----
-    Each metric has a stratified bootstrap interval (all metrics, on shared
+    Per-group rates have Wilson score intervals. Each metric has a
+    stratified bootstrap interval (all metrics, on shared
     resamples) and, for ΔDP, ABCC and MCDP, the distribution-free DKW
     interval; see :func:`metric_confidence_interval` for when to trust
     which. The p-value of MCDP(0) with two groups is the exact
@@ -156,12 +199,16 @@ def audit(
     (0.415, True, 'ks')
     >>> report.groups[["group", "size", "positive_rate"]].values.tolist()
     [['a', 200, 0.165], ['b', 200, 0.525]]
+    >>> facts = report.headline["threshold"]
+    >>> facts["reference"]["group"], round(facts["worst"]["positive_rate_ratio"], 2)
+    ('a', 3.18)
     >>> "<table" in report.to_html(figures=False)
     True
     """
     settings = _check_settings(
         threshold, epsilon, confidence_level, combine, min_group_size, title
     )
+    progress = _check_progress(progress)
     data = {"y_true": y_true, "y_score": y_score}
     data["sensitive_features"] = sensitive_features
     if check_not_mixed({k: v for k, v in data.items() if v is not None}):
@@ -172,6 +219,8 @@ def audit(
             y_score,
             sensitive_features=sensitive_features,
             pos_label=pos_label,
+            reference=reference,
+            progress=progress,
             **settings,
         )
     check_same_index(
@@ -186,27 +235,121 @@ def audit(
         combine=combine,
         min_group_size=min_group_size,
     )
-    keep = 1 if min_group_size is None else min_group_size
     resampling = _check_resampling(n, n_resamples, n_permutations, random_state)
-    y = None if y_true is None else encode_labels(y_true, n, pos_label)
+    y, pos_label = (
+        (None, None) if y_true is None else encode_labels(y_true, n, pos_label)
+    )
     if X is not None and y is None:
         raise ValueError(AUDIT_HFM_LABELS_ERROR)
-    decisions = scores >= threshold
-    attributes = check_sensitive_features(sensitive_features, n_samples=n)
-    groupings = table_groupings(attributes)
+    return _audit_in_memory(
+        scores,
+        y,
+        sensitive_features,
+        X,
+        settings=settings,
+        resampling=resampling,
+        pos_label=pos_label,
+        reference=reference,
+        progress=progress,
+    )
+
+
+def _audit_in_memory(
+    scores,
+    y,
+    sensitive_features,
+    X,
+    *,
+    settings,
+    resampling,
+    pos_label,
+    reference,
+    progress,
+):
+    """The audit of validated in-memory data, phase by phase."""
+    keep = 1 if settings["min_group_size"] is None else settings["min_group_size"]
+    decisions = scores >= settings["threshold"]
+    attributes = check_sensitive_features(sensitive_features, n_samples=len(scores))
+    compared, tables, left_out = audited_groupings(
+        attributes, settings["combine"], keep
+    )
+    progress("groups")
+    groups = group_table(
+        tables,
+        per_row_counts(scores, decisions, y),
+        reference=reference,
+        confidence_level=settings["confidence_level"],
+    )
+    progress("metrics")
+    checked = check_metrics(scores, sensitive_features, settings, keep)
+    progress("intervals and tests")
+    metrics = metrics_table(
+        scores, sensitive_features, settings, resampling, keep, checked
+    )
+    progress("where MCDP is attained")
+    details = _where_mcdp(scores, sensitive_features, settings, keep)
+    tradeoff = at_threshold = None
+    if y is not None:
+        progress("trade-off")
+        tradeoff, at_threshold = _tradeoff(
+            scores, y, sensitive_features, settings, keep
+        )
+    if X is not None:
+        progress("HFM")
+    audited = {g.name: g.kept for g in compared}[details[0.0].attribute]
     return AuditReport(
         **settings,
-        n_samples=n,
+        n_samples=len(scores),
         n_resamples=resampling["n_resamples"],
         n_permutations=resampling["n_permutations"],
-        groups=group_table(groupings, scores, decisions, y, keep),
-        metrics=metrics_table(scores, sensitive_features, settings, resampling, keep),
-        mcdp_details=_where_mcdp(scores, sensitive_features, settings, keep),
+        groups=groups,
+        metrics=metrics,
+        mcdp_details=details,
+        headline={
+            "threshold": threshold_facts(
+                groups, [g.name for g in compared], settings["threshold"]
+            ),
+            "distribution": distribution_facts(
+                metrics, details, scores[audited], settings["epsilon"]
+            ),
+        },
+        tradeoff=tradeoff,
+        tradeoff_at_threshold=at_threshold,
         hfm=_hfm(X, y, decisions, sensitive_features, keep),
         has_labels=y is not None,
         _data=(scores, sensitive_features, y),
-        left_out=left_out_groups(groupings, keep),
+        kept_groups={g.name: g.labels for g in compared},
+        pos_label=pos_label,
+        reference=reference,
+        left_out=left_out,
     )
+
+
+def _check_progress(progress):
+    """``progress`` or a no-op; a ValueError unless None or callable."""
+    if progress is None:
+        return lambda phase: None
+    if not callable(progress):
+        raise ValueError(AUDIT_PROGRESS_ERROR.format(value=progress))
+    return progress
+
+
+def _tradeoff(scores, y, sensitive_features, settings, keep):
+    """The trade-off on the audited groups, and its values at the threshold."""
+    common = {
+        "sensitive_features": sensitive_features,
+        "combine": settings["combine"],
+        "min_group_size": keep,
+    }
+    result = threshold_tradeoff(y, scores, **common)
+    t = settings["threshold"]
+    row = threshold_tradeoff(y, scores, thresholds=[t], **common).candidates.iloc[0]
+    at = {
+        "threshold": t,
+        "performance": float(row["performance"]),
+        "delta_dp": float(row["delta_dp"]),
+    }
+    return result, at
 
 
 def _check_settings(

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import html
 import math
+import re
+from statistics import NormalDist
+
+import numpy as np
 
 AUDIT_SCORE_REASON = (
     "an audit (decisions at a threshold in [0, 1] and MCDP(epsilon) "
@@ -20,7 +24,13 @@ AUDIT_HFM_LABELS_ERROR = (
     "X was given for HFM, which compares the predictions with the true labels; "
     "pass y_true as well (or X=None)."
 )
-AUDIT_POS_LABEL_ERROR = "pos_label={pos_label!r} is not one of the labels {classes}."
+AUDIT_REFERENCE_ERROR = (
+    "reference={reference!r} is not a group of {names}; its groups are: {labels}."
+)
+AUDIT_PROGRESS_ERROR = (
+    "progress must be None or a callable taking one str (the phase's name); "
+    "got {value!r}."
+)
 AUDIT_DASK_X_ERROR = (
     "X (for HFM) is not supported with Dask inputs: HFM needs every sample in "
     "memory. Pass X=None, or audit an in-memory sample."
@@ -31,13 +41,34 @@ AUDIT_DASK_FIGURES_ERROR = (
 )
 DASK_NOTE = (
     "Computed on Dask collections: the metric values, the DKW intervals, the "
-    "group table and where MCDP is attained are exact on all the data; the "
-    "bootstrap intervals, p-values, ABPC and figures need every score in "
-    "memory and are left out. Audit an in-memory sample for them."
+    "group table (counts, rates and their Wilson intervals, ratios to the "
+    "reference group) and where MCDP is attained are exact on all the data; "
+    "the bootstrap intervals, p-values, ABPC, the share of scores near the "
+    "MCDP location, the threshold trade-off and the figures need every score "
+    "in memory and are left out. Audit an in-memory sample for them."
 )
 NO_MATPLOTLIB_NOTE = (
     'Figures omitted: matplotlib is not installed (pip install "skfair[plot]").'
 )
+
+#: The phases of :func:`skfair.report.audit`, in order, as passed to its
+#: ``progress`` callable; a phase that does not apply is skipped (the
+#: trade-off without labels, HFM without features; on Dask collections only
+#: "groups" and "metrics" run, one pass over the data each).
+AUDIT_PHASES = (
+    "groups",
+    "metrics",
+    "intervals and tests",
+    "where MCDP is attained",
+    "trade-off",
+    "HFM",
+)
+#: A group with fewer positive labels than this is flagged: its TPR and FNR
+#: rest on a handful of samples.
+FEW_POSITIVES = 10
+#: The four-fifths rule: a group's positive rate is within [0.8, 1.25] times
+#: the reference group's.
+FOUR_FIFTHS = 0.8
 
 # Above this many samples the number of resamples shrinks (see _auto_resamples).
 _FULL_RESAMPLES_UP_TO = 100_000
@@ -81,6 +112,49 @@ def label_text(label):
 def escape(text):
     """``text`` escaped for HTML (quotes too)."""
     return html.escape(str(text), quote=True)
+
+
+# Markdown: characters that start inline markup, a table cell or raw HTML.
+_ENTITY = re.compile(r"&(?=#?[0-9A-Za-z]+;)")
+_MARKDOWN_SPECIAL = str.maketrans(
+    {
+        **{c: "\\" + c for c in "\\`*_[]|~#"},
+        "<": "&lt;",
+        ">": "&gt;",
+        "\n": " ",
+        "\r": " ",
+    }
+)
+
+
+def markdown_text(text):
+    """``text`` as literal Markdown text: no markup, link, raw HTML or cell break.
+
+    A ``&`` stays as is unless it would start a character reference
+    (``&lt;``, ``&#60;``), which becomes ``&amp;...``.
+    """
+    return _ENTITY.sub("&amp;", str(text)).translate(_MARKDOWN_SPECIAL)
+
+
+def wilson_interval(successes, trials, confidence_level):
+    """Wilson score interval of a proportion (NaN where ``trials`` is 0).
+
+    ``(p + z²/2n ± z √(p(1-p)/n + z²/4n²)) / (1 + z²/n)`` with ``p = k/n``
+    and ``z`` the normal quantile of ``(1 + confidence_level) / 2``; unlike
+    the normal (Wald) interval it stays in [0, 1] and does not collapse to a
+    point at ``p = 0`` or ``1``.
+    """
+    k = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(trials, dtype=np.float64)
+    z = NormalDist().inv_cdf(0.5 + confidence_level / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = k / n
+        scale = 1.0 + z * z / n
+        center = (p + z * z / (2 * n)) / scale
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / scale
+    low = np.where(n > 0, np.clip(center - half, 0.0, 1.0), np.nan)
+    high = np.where(n > 0, np.clip(center + half, 0.0, 1.0), np.nan)
+    return low, high
 
 
 def format_number(value, kind="num"):

@@ -20,8 +20,14 @@ from ..utils import (
     check_sensitive_features,
     warn_small_groups,
 )
-from ._common import AUDIT_SCORE_REASON, label_text, metric_table
-from ._compute import encode_labels, table_groupings
+from ._common import AUDIT_SCORE_REASON, metric_table
+from ._compute import (
+    audited_groupings,
+    distribution_facts,
+    encode_labels,
+    group_table,
+    threshold_facts,
+)
 from ._report import AuditReport
 
 # what the Dask audit does not compute (see the Dask paragraph of audit's Notes)
@@ -36,32 +42,35 @@ _EMPTY_ROW = dict.fromkeys(
     ("value", "bootstrap_low", "bootstrap_high", "bootstrap_se", "dkw_low", "dkw_high"),
     float("nan"),
 ) | {"pvalue": float("nan"), "test": ""}
+_EMPTY_ROW |= {"undefined_reason": None, "inference_error": None}
 
 
-def _sizes(grouping, counts):
-    return np.bincount(grouping.codes, weights=counts, minlength=grouping.n_groups)
+def _check_groups(attributes, counts, combine, min_group_size, n):
+    """Warn once about small groups (None); check that two groups remain."""
+    for grouping in attributes.groupings(combine):
+        sizes = np.bincount(grouping.codes, weights=counts, minlength=grouping.n_groups)
+        if min_group_size is None:
+            warn_small_groups(grouping, sizes, stacklevel=7)
+        labels = [
+            lab for lab, s in zip(grouping.labels, sizes) if s >= (min_group_size or 1)
+        ]
+        if len(labels) < 2:
+            raise ValueError(
+                TOO_FEW_GROUPS_ERROR.format(
+                    name=grouping.name, n_groups=len(labels), labels=labels, n_samples=n
+                )
+            )
 
 
-def _check_groups(grouping, sizes, min_group_size):
-    """Warn (None) or keep the groups of at least ``min_group_size`` samples."""
-    if min_group_size is None:
-        warn_small_groups(grouping, sizes, stacklevel=6)
-        return np.ones(grouping.n_groups, dtype=bool)
-    return sizes >= min_group_size
-
-
-def _rates(numerator, denominator):
-    """``numerator / denominator``, NaN where the denominator is not positive."""
-    out = np.full(np.shape(denominator), np.nan)
-    return np.divide(numerator, denominator, out=out, where=denominator > 0)
-
-
-def audit_dask(y_true, y_score, *, sensitive_features, pos_label, **report):
+def audit_dask(
+    y_true, y_score, *, sensitive_features, pos_label, reference, progress, **report
+):
     """:func:`skfair.audit` on Dask collections (validated arguments).
 
     ``report`` holds the audit's threshold, epsilon, confidence_level,
     combine, min_group_size and title, which the report records as given.
     """
+    progress("groups")
     summary, sensitive, labels = dask_group_summary(
         y_true, y_score, sensitive_features, report["threshold"]
     )
@@ -70,13 +79,32 @@ def audit_dask(y_true, y_score, *, sensitive_features, pos_label, **report):
         check_scores(
             [summary["low"], summary["high"]], unit_interval_for=AUDIT_SCORE_REASON
         )
-    y = None if labels is None else encode_labels(labels, labels.shape[0], pos_label)
-    attributes = check_sensitive_features(sensitive)
-    compared = _compared_groupings(
-        attributes, summary, report["combine"], report["min_group_size"]
+    y, pos_label = (
+        (None, None)
+        if labels is None
+        else encode_labels(labels, labels.shape[0], pos_label)
     )
+    attributes = check_sensitive_features(sensitive)
+    counts = summary["count"]
+    _check_groups(attributes, counts, report["combine"], report["min_group_size"], n)
     keep = 1 if report["min_group_size"] is None else report["min_group_size"]
-    groups, left_out = _group_table(table_groupings(attributes), summary, y, keep)
+    compared, tables, left_out = audited_groupings(
+        attributes, report["combine"], keep, weights=counts
+    )
+    per_row = {
+        "size": counts,
+        "score_sum": summary["sum"],
+        "n_selected": summary["above"],
+    }
+    if y is not None:
+        per_row.update(n_positive=counts * y, tp=summary["above"] * y)
+    groups = group_table(
+        tables,
+        per_row,
+        reference=reference,
+        confidence_level=report["confidence_level"],
+    )
+    progress("metrics")
     common = {
         "sensitive_features": sensitive_features,
         "combine": report["combine"],
@@ -87,12 +115,22 @@ def audit_dask(y_true, y_score, *, sensitive_features, pos_label, **report):
         for eps in (0.0, report["epsilon"])
     }
     metrics = _metrics(y_score, common, compared, summary, details, report)
+    headline = {
+        "threshold": threshold_facts(
+            groups, [g.name for g in compared], report["threshold"]
+        ),
+        "distribution": distribution_facts(metrics, details, None, report["epsilon"]),
+    }
     return AuditReport(
         n_samples=n,
         groups=groups,
         metrics=metrics,
         mcdp_details=details,
+        headline=headline,
         has_labels=y is not None,
+        kept_groups={g.name: g.labels for g in compared},
+        pos_label=pos_label,
+        reference=reference,
         left_out=left_out,
         attributes=attributes.names,
         **report,
@@ -100,79 +138,24 @@ def audit_dask(y_true, y_score, *, sensitive_features, pos_label, **report):
     )
 
 
-def _compared_groupings(attributes, summary, combine, min_group_size):
-    """The groupings the metrics compare: warn once or leave groups out."""
-    compared = []
-    for grouping in attributes.groupings(combine):
-        sizes = _sizes(grouping, summary["count"])
-        kept = _check_groups(grouping, sizes, min_group_size)
-        if kept.sum() < 2:
-            labels = [lab for lab, k in zip(grouping.labels, kept) if k]
-            raise ValueError(
-                TOO_FEW_GROUPS_ERROR.format(
-                    name=grouping.name,
-                    n_groups=len(labels),
-                    labels=labels,
-                    n_samples=summary["n"],
-                )
-            )
-        compared.append((grouping, sizes, kept))
-    return compared
-
-
-def _group_table(groupings, summary, y, keep):
-    """The per-group table from per-partition sums, and the groups left out."""
-    counts, n = summary["count"], summary["n"]
-    weights = {"size": counts, "total": summary["sum"], "positive": summary["above"]}
-    if y is not None:
-        yf = y.astype(np.float64)
-        above = summary["above"]
-        weights.update(n_pos=counts * yf, tp=above * yf, fp=above * (1.0 - yf))
-    frames, left_out = [], []
-    for grouping in groupings:
-        per = {
-            name: np.bincount(grouping.codes, weights=w, minlength=grouping.n_groups)
-            for name, w in weights.items()
-        }
-        size, nan = per["size"], np.full(grouping.n_groups, np.nan)
-        n_pos, tp, fp = (per.get(name, nan) for name in ("n_pos", "tp", "fp"))
-        frame = pd.DataFrame(
-            {
-                "grouping": grouping.name,
-                "group": [label_text(label) for label in grouping.labels],
-                "size": size.astype(np.int64),
-                "share": size / n,
-                "base_rate": n_pos / size,
-                "mean_score": per["total"] / size,
-                "positive_rate": per["positive"] / size,
-                "tpr": _rates(tp, n_pos),
-                "fpr": _rates(fp, size - n_pos),
-                "precision": _rates(tp, per["positive"]),
-            }
-        )
-        small = size < keep
-        left_out += [
-            (grouping.name, label, int(s))
-            for label, s in zip(frame["group"][small], size[small])
-        ]
-        frames.append(frame[~small])
-    return pd.concat(frames, ignore_index=True), left_out
-
-
 def _pair_slacks(compared, summary, threshold, confidence_level):
     """DKW slack ``t_a + t_b`` and ΔDP (mean, at the threshold) of every pair."""
     alpha = 1.0 - confidence_level
-    n_groups_total = int(sum(kept.sum() for _, _, kept in compared))
+    n_groups_total = int(sum(g.n_groups for g in compared))
     slack = {}  # (grouping name, label a, label b) -> t_a + t_b
     levels = {None: {}, threshold: {}}  # ΔDP of every pair, from the sums
-    for grouping, sizes, kept in compared:
-        labels = [lab for lab, k in zip(grouping.labels, kept) if k]
-        t = dkw_halfwidth(sizes[kept], alpha / n_groups_total)
-        mean = np.bincount(grouping.codes, weights=summary["sum"], minlength=len(kept))
-        rate = np.bincount(
-            grouping.codes, weights=summary["above"], minlength=len(kept)
-        )
-        mean, rate = mean[kept] / sizes[kept], rate[kept] / sizes[kept]
+    for grouping in compared:
+        kept, labels = grouping.kept, grouping.labels
+
+        def total(values, grouping=grouping, kept=kept):
+            return np.bincount(
+                grouping.codes[kept], weights=values[kept], minlength=grouping.n_groups
+            )
+
+        sizes = total(summary["count"])
+        t = dkw_halfwidth(sizes, alpha / n_groups_total)
+        mean = total(summary["sum"]) / sizes
+        rate = total(summary["above"]) / sizes
         for a, b in combinations(range(len(labels)), 2):
             key = (grouping.name, labels[a], labels[b])
             slack[key] = float(t[a] + t[b])

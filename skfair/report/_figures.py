@@ -1,5 +1,11 @@
 """The report's figures, drawn by :mod:`skfair.plotting` (matplotlib).
 
+One function per figure; each draws on the axes it is given and returns the
+figure's title, caption and ``alt`` text. The alt text states what the figure
+shows and the value it annotates, read from the Display that drew it: the
+same groups as the tables (``min_group_size`` and ``combine`` are passed to
+every Display), so the figure's value is the table's.
+
 Imported only when figures are drawn; :mod:`skfair.plotting` is the only
 place that imports matplotlib.
 """
@@ -10,114 +16,235 @@ import io
 
 import numpy as np
 
-from ..metrics import delta_dp
-from ._common import AUDIT_DASK_FIGURES_ERROR
+from ._common import AUDIT_DASK_FIGURES_ERROR, label_text
 
-# The fairness axis of the trade-off figure (a cv_results key, shown as label).
-_TRADEOFF_KEY = "ΔDP_b^t"
+# Above this many distinct scores the threshold curve is evaluated on a grid.
+_EXACT_CURVE_UP_TO = 20_000
+_SCALE_NOTE = (
+    " The score axis is on a logit scale: most scores are below 0.1 or above "
+    "0.9, where a linear axis would squeeze every curve against its edge."
+)
+_DISPARITY = r"$\Delta DP_b^t$"
 
 
 def draw_figures(report):
-    """The four figures as PNG bytes (see :meth:`AuditReport.figures`)."""
-    from ..plotting import (
-        FairnessTradeoffDisplay,
-        GroupCDFDisplay,
-        MCDPCurveDisplay,
-        ThresholdDisparityDisplay,
-        check_matplotlib_support,  # the one matplotlib guard
-    )
+    """The four figures (see :meth:`AuditReport.figures`).
+
+    Each is a dict with ``title``, ``caption``, ``alt`` and ``png`` (bytes),
+    and ``wide`` for the full-width one; or ``note`` instead of ``png`` when
+    it cannot be drawn (the trade-off without labels).
+    """
+    from ..plotting import check_matplotlib_support  # the one matplotlib guard
 
     if report._data is None:
         raise ValueError(AUDIT_DASK_FIGURES_ERROR)
     plt = check_matplotlib_support("AuditReport.figures")
-    scores, sensitive, y = report._data
-    common = {"sensitive_features": sensitive, "combine": report.combine}
-    n_distinct = np.unique(scores).shape[0]
-    out = []
+    context = figure_context(report)
+    figures = [
+        (group_cdf_figure, True),
+        (mcdp_curve_figure, False),
+        (threshold_disparity_figure, False),
+        (tradeoff_figure, False),
+    ]
+    return [_render(plt, draw, report, context, wide) for draw, wide in figures]
 
-    def render(title, caption, draw, wide=False):
-        size = (9.0, 4.8) if wide else (6.4, 4.2)
-        fig, ax = plt.subplots(figsize=size, layout="constrained")
-        try:
-            draw(ax)
+
+def figure_context(report):
+    """What every figure reads: the scores, labels and the Displays' arguments.
+
+    ``common`` holds the arguments that select the groups (``combine`` and
+    ``min_group_size``), as the report's tables used them.
+    """
+    scores, _, y = report._data
+    return {"scores": scores, "y": y, "common": report.group_arguments()}
+
+
+def _render(plt, draw, report, context, wide):
+    """Draw one figure on a new figure; its dict with the PNG bytes."""
+    size = (9.0, 4.8) if wide else (6.4, 4.2)
+    fig, ax = plt.subplots(figsize=size, layout="constrained")
+    try:
+        figure = draw(report, ax, context)
+        if "note" not in figure:
             buffer = io.BytesIO()
             fig.savefig(buffer, format="png", dpi=110)
-        finally:
-            plt.close(fig)
-        out.append(
-            {"title": title, "caption": caption, "png": buffer.getvalue(), "wide": wide}
+            figure["png"] = buffer.getvalue()
+    finally:
+        plt.close(fig)
+    figure["wide"] = wide
+    return figure
+
+
+def group_cdf_figure(report, ax, context):
+    """Each group's score CDF, with where MCDP(0) is attained."""
+    from ..plotting import GroupCDFDisplay
+
+    display = GroupCDFDisplay.from_predictions(
+        None, context["scores"], ax=ax, max_points=2000, **context["common"]
+    )
+    result = display.mcdp_result
+    pair = " and ".join(label_text(g) for g in result.groups)
+    caption = (
+        "Empirical CDF of each group's scores; the black segment marks where two "
+        "groups' CDFs are furthest apart (MCDP(0)), the dotted line its score."
+    )
+    if display.xscale_ == "logit":
+        caption += _SCALE_NOTE
+    n_groups, n_coloured = len(display.lines_), len(display.highlighted_)
+    if n_coloured < n_groups:
+        caption += (
+            f" {n_groups} groups: coloured are {pair} (the pair realising MCDP(0), "
+            f"red and blue) and the {n_coloured - 2} largest other groups; the "
+            f"other {n_groups - n_coloured} groups are faded grey."
         )
-
-    render(
-        "Group score CDFs",
-        "Empirical CDF of each group's scores; the marker shows where the CDF "
-        "gap is largest (MCDP(0)) and which groups realise it.",
-        lambda ax: GroupCDFDisplay.from_predictions(
-            None, scores, ax=ax, max_points=2000, **common
+    scale = " on a logit score axis" if display.xscale_ == "logit" else ""
+    return {
+        "title": "Group score CDFs",
+        "caption": caption,
+        "alt": (
+            f"Step plot of the empirical score CDF of each of the {n_groups} "
+            f"groups{scale}; MCDP(0) = {result.value:.4f} between {pair} at "
+            f"score {result.threshold:.3g}."
         ),
-        wide=True,
+    }
+
+
+def mcdp_curve_figure(report, ax, context):
+    """MCDP(ε) over ε, with MCDP(0) and the report's MCDP(ε) marked on it."""
+    from ..plotting import MCDPCurveDisplay
+
+    n_points = 41 if report.n_samples <= 200_000 else 11
+    grid = np.round(np.linspace(0, 0.2, n_points), 10)
+    epsilons = np.union1d(grid, [report.epsilon])
+    display = MCDPCurveDisplay.from_predictions(
+        None, context["scores"], epsilons=epsilons, ax=ax, **context["common"]
     )
-    epsilons = np.linspace(0, 0.2, 41 if report.n_samples <= 200_000 else 11)
-    render(
-        "MCDP(ε) over ε",
-        "How the local disparity depends on the neighbourhood radius ε "
-        "(ε = 0: the largest CDF gap).",
-        lambda ax: MCDPCurveDisplay.from_predictions(
-            None, scores, epsilons=epsilons, ax=ax, **common
+    values = display.curves["MCDP(ε)"]
+    color = display.lines_["MCDP(ε)"].get_color()
+    marked = {}
+    for eps in (0.0, report.epsilon):
+        value = float(values[np.searchsorted(epsilons, eps)])
+        marked[eps] = value
+        ax.plot([eps], [value], "o", color=color, markersize=7, zorder=4)
+        # MCDP(ε) decreases with ε: above and right of the point is clear
+        _note(ax, f"MCDP({eps:g}) = {value:.4f}", (eps, value), dy=8)
+    ax.set_ylim(top=1.2 * max(float(np.max(values)), 1e-3))
+    eps = report.epsilon
+    return {
+        "title": "MCDP(ε) over ε",
+        "caption": (
+            "How the local disparity depends on the neighbourhood radius ε "
+            "(ε = 0: the largest CDF gap); the circles are the values in the "
+            "metrics table."
         ),
-    )
-    thresholds = None if n_distinct <= 20_000 else np.linspace(0, 1, 1001)
+        "alt": (
+            f"Line plot of MCDP(ε) for ε from 0 to {epsilons[-1]:g}; "
+            f"MCDP(0) = {marked[0.0]:.4f} and MCDP({eps:g}) = {marked[eps]:.4f}."
+        ),
+    }
 
-    def disparity(ax):
-        ThresholdDisparityDisplay.from_predictions(
-            None, scores, thresholds=thresholds, ax=ax, **common
-        )
-        ax.axvline(report.threshold, color="0.4", linestyle=":", linewidth=1)
 
-    render(
-        "Disparity over decision thresholds",
-        f"ΔDP_b^t (gap in positive rate) for every threshold t; the dotted "
-        f"line is the audit's threshold {report.threshold:g}.",
-        disparity,
+def threshold_disparity_figure(report, ax, context):
+    """ΔDP over thresholds t, with MCDP(0) and the audit's threshold marked."""
+    from ..plotting import ThresholdDisparityDisplay
+
+    scores, t = context["scores"], report.threshold
+    thresholds = None
+    if np.unique(scores).shape[0] > _EXACT_CURVE_UP_TO:
+        thresholds = np.union1d(np.linspace(0, 1, 1001), [t])
+    display = ThresholdDisparityDisplay.from_predictions(
+        None, scores, thresholds=thresholds, ax=ax, **context["common"]
     )
-    title = "Accuracy–fairness trade-off over thresholds"
+    _include_x(ax, t)
+    # the drawn curve's value at t (steps-pre: that of the next grid point)
+    value = float(display.disparity[np.searchsorted(display.thresholds, t)])
+    ax.axvline(t, color="0.4", linestyle="--", linewidth=1)
+    ax.plot([t], [value], "s", color="0.2", markersize=6, zorder=4)
+    _note(ax, f"{_DISPARITY} at t = {t:g}: {value:.4f}", (t, value), dy=14)
+    caption = (
+        "The gap in positive rate between groups, ΔDP, for every decision "
+        "threshold t; the circle is its maximum, MCDP(0), the square the "
+        f"audit's threshold {t:g} (dashed)."
+    )
+    if display.xscale_ == "logit":
+        caption += _SCALE_NOTE
+    return {
+        "title": "Disparity over decision thresholds",
+        "caption": caption,
+        "alt": (
+            "Step plot of the gap in positive rate between groups, ΔDP, at "
+            f"every decision threshold t; its maximum MCDP(0) = "
+            f"{display.mcdp_value:.4f} is reached from t = "
+            f"{display.peak_threshold:.3g}; at the audit's threshold {t:g}, "
+            f"ΔDP = {value:.4f}."
+        ),
+    }
+
+
+def tradeoff_figure(report, ax, context):
+    """Performance against ΔDP over thresholds, with the report's pick."""
+    from ..plotting import FairnessTradeoffDisplay
+
+    title = "Performance–fairness trade-off over thresholds"
     caption = (
         "Each point is a decision threshold t (no error bars: one model, one "
-        "test set): accuracy against ΔDP_b^t; the star is the fairest "
-        "threshold within 95% of the best accuracy."
+        "test set): balanced accuracy against the gap in positive rate ΔDP at "
+        "t. Grey crosses are "
+        "thresholds at which some group's positive rate is 0 or 1, never "
+        "recommended; the star is the fairest threshold within 95% of the best "
+        "balanced accuracy."
     )
-    if y is None:
-        out.append(
-            {"title": title, "caption": caption, "note": "Needs true labels (y_true)."}
+    if report.tradeoff is None:
+        note = "Needs true labels (y_true)."
+        return {"title": title, "caption": caption, "note": note}
+    # the report's own pick (report.to_dict()["tradeoff"]), drawn
+    display = FairnessTradeoffDisplay.from_threshold_tradeoff(report.tradeoff, ax=ax)
+    result = display.tradeoff_
+    n_excluded = int(np.sum(display.excluded))
+    if result.threshold is None:
+        pick = result.note
+    else:
+        pick = (
+            f"recommended t = {result.threshold:.3g} ({display.performance_name} "
+            f"{result.performance_value:.4f}, ΔDP {result.delta_dp:.4f})"
         )
-        return out
-    grid = np.unique(np.r_[np.round(np.linspace(0.05, 0.95, 19), 2), report.threshold])
-    cv_results = _threshold_candidates(scores, sensitive, y, grid, report.combine)
-    render(
-        title,
-        caption,
-        lambda ax: FairnessTradeoffDisplay.from_cv_results(
-            cv_results, fairness=_TRADEOFF_KEY, performance="accuracy", ax=ax
-        ),
-    )
-    return out
-
-
-def _threshold_candidates(scores, sensitive, y, grid, combine):
-    """cv_results-like dict: each threshold a candidate (accuracy, -ΔDP_b^t)."""
-    accuracy = [float(np.mean((scores >= t) == (y == 1))) for t in grid]
-    gaps = [
-        delta_dp(
-            None,
-            scores,
-            sensitive_features=sensitive,
-            threshold=float(t),
-            combine=combine,
-        )
-        for t in grid
-    ]
     return {
-        "params": [{"t": float(t)} for t in grid],
-        "mean_test_accuracy": np.array(accuracy),
-        f"mean_test_{_TRADEOFF_KEY}": -np.array(gaps),
+        "title": title,
+        "caption": caption,
+        "alt": (
+            f"Scatter plot of {display.performance_name} against ΔDP for "
+            f"{len(display.excluded)} candidate thresholds; {pick}; "
+            f"{n_excluded} thresholds where a group's positive rate is 0 or 1 "
+            "are excluded."
+        ),
     }
+
+
+def _note(ax, text, xy, *, dy):
+    """A boxed note ``dy`` points above ``xy``, on the side with more room."""
+    display = ax.transData.transform(xy)
+    right = ax.transAxes.inverted().transform(display)[0] < 0.6
+    ax.annotate(
+        text,
+        xy=xy,
+        xytext=(8 if right else -8, dy),
+        textcoords="offset points",
+        ha="left" if right else "right",
+        va="bottom",
+        fontsize="small",
+        bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.9},
+        zorder=5,
+    )
+
+
+def _include_x(ax, x):
+    """Widen the x limits (on the axis's own scale) so that ``x`` is shown."""
+    left, right = ax.get_xlim()
+    if left <= x <= right:
+        return
+    scale = ax.xaxis.get_transform()
+    a, b = scale.transform([left, right])
+    c = float(scale.transform([x])[0])
+    pad = 0.04 * (max(b, c) - min(a, c))
+    low, high = (c - pad, b) if c < a else (a, c + pad)
+    ax.set_xlim(*scale.inverted().transform([low, high]))

@@ -1,48 +1,59 @@
-"""The report as GitHub-flavoured Markdown (tables; no figures)."""
+"""The report as GitHub-flavoured Markdown (tables; no figures).
+
+Every text of the report goes through :func:`markdown_text`, so a group,
+column or title such as ``<script>`` or ``a|b`` stays literal text.
+"""
 
 from __future__ import annotations
 
-import html
-
-from ._views import METRIC_HELP, details_rows, group_tables, metrics_rows, verdict
+from ._common import markdown_text as md
+from ._views import (
+    METRIC_HELP,
+    details_rows,
+    group_tables,
+    headline,
+    lead,
+    methods,
+    metrics_rows,
+    plain_summary,
+    tradeoff_rows,
+)
 
 
 def _md_table(header, rows):
-    def cell(c):
-        return str(c).replace("|", "\\|")
-
-    lines = ["| " + " | ".join(cell(h) for h in header) + " |"]
+    lines = ["| " + " | ".join(md(h) for h in header) + " |"]
     lines.append("|" + "|".join("---" for _ in header) + "|")
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(md(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
 def render_markdown(report):
     """The report as Markdown (see :meth:`AuditReport.to_markdown`)."""
-    s = report._summary()
-    out = [
-        f"# {report.title}",
-        "",
-        f"{s['n_samples']:,} samples; sensitive attribute(s): "
-        f"{', '.join(map(str, s['attributes']))}; decision threshold "
-        f"{s['threshold']:g}; ε = {s['epsilon']:g}.",
-        "",
-        html.unescape(verdict(report).replace("<b>", "**").replace("</b>", "**")),
+    first, *rest = headline(report)
+    out = [f"# {md(report.title)}", "", md(lead(report)), "", f"**{md(first)}**"]
+    for sentence in rest:
+        out += ["", md(sentence)]
+    out += ["", "## Summary", ""] + [f"- {md(s)}" for s in plain_summary(report)]
+    out += ["", f"## Groups at the threshold {report.threshold:g}"]
+    for name, parts in group_tables(report):
+        out += ["", f"### {md(name)}"]
+        for subtitle, header, rows in parts:
+            out += ["", f"*{md(subtitle)}*", "", _md_table(header, rows)]
+    out += [
         "",
         "## Disparity metrics",
         "",
-        METRIC_HELP,
+        md(METRIC_HELP),
         "",
         _md_table(*metrics_rows(report)),
         "",
         "## Where MCDP is attained",
         "",
         _md_table(*details_rows(report)),
-        "",
-        f"## Groups at the threshold {report.threshold:g}",
     ]
-    for name, header, rows in group_tables(report):
-        out += ["", f"### {name}", "", _md_table(header, rows)]
+    tradeoff = tradeoff_rows(report)
+    if tradeoff is not None:
+        out += ["", "## Threshold trade-off", "", _md_table(*tradeoff)]
     if report.hfm is not None:
         values = report.hfm.to_dict()
         out += [
@@ -51,6 +62,7 @@ def render_markdown(report):
             "",
             _md_table(list(values), [[f"{v:.4f}" for v in values.values()]]),
         ]
-    out += ["", "## Notes", ""] + [f"- {n}" for n in report.notes()]
+    out += ["", "## Methods", ""] + [f"- {md(m)}" for m in methods(report)]
+    out += ["", "## Notes", ""] + [f"- {md(n)}" for n in report.notes()]
     out += ["", "Figures are in the HTML report (`to_html()`)."]
     return "\n".join(out) + "\n"

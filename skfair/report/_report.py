@@ -5,16 +5,22 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
-from ..utils import check_sensitive_features
-from ._common import DASK_NOTE, label_text
+from ..utils import SMALL_GROUP_SIZE, check_sensitive_features
+from ._common import AUDIT_DASK_FIGURES_ERROR, DASK_NOTE, FEW_POSITIVES, label_text
 from ._figures import draw_figures
 from ._html import render_html
 from ._markdown import render_markdown
+from ._views import headline, methods, plain_summary
 
 
 class AuditReport:
     """The result of :func:`audit`: tables, details and their renderings.
+
+    Every table, headline and note is computed on the same groups: those of
+    the compared groupings (``combine``) with ``min_group_size`` applied
+    once (see :attr:`kept_groups` and :meth:`group_arguments`).
 
     Attributes
     ----------
@@ -28,29 +34,55 @@ class AuditReport:
         Bootstrap resamples and permutations drawn.
     combine : str
         How several attributes were combined.
+    pos_label : object or None
+        The positive class of ``y_true`` (None without labels).
+    reference : object or None
+        The ``reference`` group asked for (None: the largest of each grouping).
     groups : DataFrame
         One row per group (per attribute, and per intersection with several
-        attributes): size, share, base rate, mean score, positive rate, TPR,
-        FPR and precision at the threshold (NaN where undefined or without
-        labels).
+        attributes and ``combine="intersection"``): ``is_reference``, size,
+        share, mean score, counts (``n_positive``, ``n_selected``, ``tp``,
+        ``fp``, ``fn``, ``tn``), rates (``base_rate``, ``positive_rate``,
+        ``tpr``, ``fpr``, ``fnr``, ``precision``) each with its Wilson
+        interval (``<rate>_low``, ``<rate>_high``), ``few_positives``, and
+        for ``positive_rate``, ``tpr``, ``fpr`` and ``fnr`` the ratio
+        (``<rate>_ratio``) and difference (``<rate>_diff``) to the reference
+        group, and ``four_fifths`` (the ratio of positive rates within
+        [0.8, 1.25]). Label-based columns are NaN without labels.
     metrics : DataFrame
         One row per metric, indexed by key (``delta_dp``, ``delta_dp@t``,
-        ``abcc``, ``abpc``, ``mcdp``, ``mcdp@ε``): value, bootstrap interval
-        and standard error, DKW interval (NaN for ABPC), p-value and test.
+        ``abcc``, ``abpc``, ``mcdp``, ``mcdp@ε``): value, the interval
+        columns of :func:`skfair.metrics.inference.infer_metrics`, p-value,
+        test, and ``undefined_reason`` (None, or why the metric is undefined
+        on these groups; its other columns are then NaN).
     mcdp_details : dict of float to MCDPResult
         Where MCDP(0) and MCDP(ε) are attained, keyed by ε.
+    headline : dict
+        ``threshold``: the threshold facts (reference and worst group,
+        positive-rate ratio, four-fifths rule, impact ratio, TPR and FPR
+        gaps); ``distribution``: MCDP(0), where, and the share of scores
+        within ±ε of it.
+    tradeoff : ThresholdTradeoff or None
+        :func:`skfair.model_selection.threshold_tradeoff` on the audited
+        groups (None without labels or on Dask).
+    tradeoff_at_threshold : dict or None
+        ``threshold``, ``performance`` and ``delta_dp`` at the audit's
+        threshold.
     hfm : HFMResult or None
         HFM of the decisions, when features were given.
     has_labels : bool
         Whether true labels were given.
     min_group_size : int or None
         The audit's ``min_group_size``.
+    kept_groups : dict of str to tuple
+        The compared groupings' names and the labels of their groups.
     left_out : list of tuple
         ``(attribute, group, size)`` of each group left out by
         ``min_group_size`` (empty if none).
     engine : str
         "numpy", or "dask" when the data were Dask collections (then the
-        bootstrap intervals, p-values, ABPC and figures are not computed).
+        bootstrap intervals, p-values, ABPC, trade-off and figures are not
+        computed).
 
     Examples
     --------
@@ -59,8 +91,9 @@ class AuditReport:
     >>> rng = np.random.default_rng(0)
     >>> report = audit(None, rng.random(80), sensitive_features=[0, 1] * 40,
     ...                n_resamples=9, n_permutations=9)
-    >>> sorted(report.to_dict())
-    ['groups', 'hfm', 'mcdp_details', 'metrics', 'notes', 'summary']
+    >>> sorted(report.to_dict())  # doctest: +NORMALIZE_WHITESPACE
+    ['groups', 'headline', 'hfm', 'mcdp_details', 'methods', 'metrics', 'notes',
+     'plain_summary', 'summary', 'tradeoff']
     """
 
     def __init__(
@@ -77,9 +110,15 @@ class AuditReport:
         groups,
         metrics,
         mcdp_details,
+        headline,
         hfm,
         has_labels,
         _data,
+        kept_groups,
+        pos_label=None,
+        reference=None,
+        tradeoff=None,
+        tradeoff_at_threshold=None,
         min_group_size=None,
         left_out=(),
         engine="numpy",
@@ -96,9 +135,15 @@ class AuditReport:
         self.groups = groups
         self.metrics = metrics
         self.mcdp_details = mcdp_details
+        self.headline = headline
         self.hfm = hfm
         self.has_labels = has_labels
         self._data = _data
+        self.kept_groups = dict(kept_groups)
+        self.pos_label = pos_label
+        self.reference = reference
+        self.tradeoff = tradeoff
+        self.tradeoff_at_threshold = tradeoff_at_threshold
         self.min_group_size = min_group_size
         self.left_out = list(left_out)
         self.engine = engine
@@ -115,6 +160,32 @@ class AuditReport:
             f"mcdp={self.metrics.loc['mcdp', 'value']:.4g}, largest={worst!r})"
         )
 
+    def group_arguments(self):
+        """The arguments that give any skfair function the report's groups.
+
+        With the report's scores (in memory), e.g.
+        ``GroupCDFDisplay.from_predictions(None, scores, **report.group_arguments())``,
+        a figure or metric compares exactly the groups of the report's tables.
+
+        Returns
+        -------
+        arguments : dict
+            ``sensitive_features``, ``combine`` and ``min_group_size`` (an
+            int: 1 when every group is kept, so that nothing warns again).
+
+        Raises
+        ------
+        ValueError
+            For a report computed on Dask collections (no data in memory).
+        """
+        if self._data is None:
+            raise ValueError(AUDIT_DASK_FIGURES_ERROR)
+        return {
+            "sensitive_features": self._data[1],
+            "combine": self.combine,
+            "min_group_size": 1 if self.min_group_size is None else self.min_group_size,
+        }
+
     # -- content shared by every rendering -------------------------------------
     def notes(self):
         """Plain-language notes on what the report can and cannot say.
@@ -130,9 +201,10 @@ class AuditReport:
             names = ", ".join(f"{g} (n = {s})" for _, g, s in self.left_out)
             out.append(
                 f"Left out (min_group_size = {self.min_group_size}): {names}. "
-                "These groups are in no metric, interval, test or table."
+                "These groups are in no metric, interval, test, table or figure."
             )
-        small = self.groups[self.groups["size"] < 30]
+        compared = self.groups[self.groups["grouping"].isin(list(self.kept_groups))]
+        small = compared[compared["size"] < SMALL_GROUP_SIZE]
         if len(small):
             names = ", ".join(
                 f"{g} (n = {s})" for g, s in zip(small["group"], small["size"])
@@ -141,25 +213,55 @@ class AuditReport:
                 f"Small groups: {names}. Their rates and every interval involving "
                 "them are very uncertain; prefer the DKW interval there."
             )
-        abpc_low = self.metrics.loc["abpc", "bootstrap_low"]
-        if self.engine == "dask":
-            return out
-        if not math.isfinite(abpc_low):
-            out.append(
-                "ABPC has no bootstrap interval or p-value here: on some resample a "
-                "group's scores were all equal (a tiny group), where a density "
-                "estimate is undefined. ABCC and MCDP need no density."
+        few = compared[compared["few_positives"] == True]  # noqa: E712
+        if len(few):
+            names = ", ".join(
+                f"{g} ({int(k)})" for g, k in zip(few["group"], few["n_positive"])
             )
+            out.append(
+                f"Few positives (under {FEW_POSITIVES} positive labels): {names}. "
+                "Their TPR and FNR rest on a handful of samples; read the Wilson "
+                "intervals."
+            )
+        for key, reason in self.metrics["undefined_reason"].dropna().items():
+            out.append(
+                f"{self.metrics.loc[key, 'metric']} is undefined on these groups "
+                f"and reported as such: {reason}"
+            )
+        out += self._interval_notes()
         if not self.has_labels:
             out.append(
-                "No true labels were given: base rates, TPR, FPR, precision, the "
-                "trade-off figure and HFM are not available."
+                "No true labels were given: base rates, TP/FP/FN/TN, TPR, FPR, "
+                "FNR, precision, the trade-off and HFM are not available."
             )
-        out.append(
-            f"{self.n_resamples} bootstrap resamples (each group resampled on its "
-            f"own, 'basic' intervals) and {self.n_permutations} permutations; a "
-            f"permutation p-value is at least 1/{self.n_permutations + 1}."
-        )
+        elif self.tradeoff is not None and self.tradeoff.note:
+            out.append(self.tradeoff.note)
+        return out
+
+    def _interval_notes(self):
+        if self.engine == "dask":
+            return []
+        out = [
+            f"{self.metrics.loc[key, 'metric']}: no interval or p-value on these "
+            f"groups ({error})"
+            for key, error in self.metrics["inference_error"].dropna().items()
+        ]
+        if "bootstrap_low" not in self.metrics:
+            return out
+        fine = self.metrics["undefined_reason"].isna()
+        fine &= self.metrics["inference_error"].isna()
+        defined = self.metrics[fine]
+        missing = [
+            name
+            for name, low in zip(defined["metric"], defined["bootstrap_low"])
+            if not math.isfinite(low)
+        ]
+        if missing:
+            out.append(
+                f"{', '.join(missing)}: no bootstrap interval here: on some "
+                "resample a group's scores were all equal (a tiny group), where "
+                "the metric is undefined. ABCC and MCDP need no density."
+            )
         return out
 
     def _details_rows(self):
@@ -188,14 +290,26 @@ class AuditReport:
             "n_samples": self.n_samples,
             "attributes": list(self._attributes),
             "threshold": self.threshold,
+            "pos_label": self.pos_label,
+            "reference": self.reference,
             "epsilon": self.epsilon,
             "confidence_level": self.confidence_level,
             "n_resamples": self.n_resamples,
             "n_permutations": self.n_permutations,
             "combine": self.combine,
             "min_group_size": self.min_group_size,
+            "kept_groups": {
+                name: [label_text(g) for g in labels]
+                for name, labels in self.kept_groups.items()
+            },
+            "n_left_out": int(sum(size for *_, size in self.left_out)),
             "engine": self.engine,
         }
+
+    def _tradeoff_dict(self):
+        if self.tradeoff is None:
+            return None
+        return {**self.tradeoff.to_dict(), "at_threshold": self.tradeoff_at_threshold}
 
     # -- renderings --------------------------------------------------------------
     def to_dict(self):
@@ -204,16 +318,28 @@ class AuditReport:
         Returns
         -------
         report : dict
-            Keys ``summary``, ``groups``, ``metrics``, ``mcdp_details``,
-            ``hfm`` (None without features) and ``notes``; NaN becomes None.
+            ``summary`` (settings, ``pos_label``, ``reference``,
+            ``kept_groups``, ...), ``headline`` (``text``: the headline's
+            sentences; ``threshold`` and ``distribution``: its facts),
+            ``plain_summary`` and ``methods`` (lists of sentences), ``groups``
+            and ``metrics`` (one dict per row; an undefined metric has
+            ``value`` None and an ``undefined_reason``), ``mcdp_details``,
+            ``tradeoff`` (None without labels or on Dask: ``threshold``,
+            ``performance`` ``{"name", "value"}``, ``positive_rate`` (group ->
+            rate), ``delta_dp``, ``best``, ``at_threshold``, ...), ``hfm``
+            (None without features) and ``notes``; NaN becomes None.
         """
         metrics = self.metrics.reset_index().to_dict(orient="records")
         return _plain(
             {
                 "summary": self._summary(),
+                "headline": {"text": headline(self), **self.headline},
+                "plain_summary": plain_summary(self),
+                "methods": methods(self),
                 "groups": self.groups.to_dict(orient="records"),
                 "metrics": metrics,
                 "mcdp_details": self._details_rows(),
+                "tradeoff": self._tradeoff_dict(),
                 "hfm": None if self.hfm is None else self.hfm.to_dict(),
                 "notes": self.notes(),
             }
@@ -277,5 +403,7 @@ def _plain(value):
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is pd.NA or value is pd.NaT:
         return None
     return value

@@ -4,10 +4,30 @@ Public: the resolver (:func:`check_sensitive_features`,
 :func:`sensitive_groupings`, :func:`select_sensitive`, :func:`drop_sensitive`,
 :func:`resolve_privileged`) and :class:`SmallGroupWarning`. The validators
 imported below but left out of ``__all__`` serve skfair's own subpackages;
-they may change without notice.
+they may change without notice. Among them, the dataframe layer
+(``_dataframe.py``: :func:`to_pandas`, :func:`describe`, :func:`is_dataframe`,
+...) is the one place that tells pandas, polars and other frames apart; the
+rest of skfair reads frames through it.
 """
 
 # ruff: noqa: F401 (the helpers left out of __all__ are re-exported on purpose)
+from ._dask import check_not_mixed
+from ._dataframe import (
+    LAZY_FRAME_ERROR,
+    as_narwhals,
+    as_pandas_frame,
+    check_not_lazy,
+    column_names,
+    describe,
+    drop_columns,
+    is_dataframe,
+    non_numeric_columns,
+    numeric_array,
+    numpy_columns,
+    replace_column,
+    select_columns,
+    to_pandas,
+)
 from ._sensitive import (
     SMALL_GROUP_SIZE,
     TOO_FEW_GROUPS_ERROR,
@@ -17,17 +37,20 @@ from ._sensitive import (
     check_at_least_two_groups,
     check_min_group_size,
     check_sensitive_features,
+    check_sensitive_spec,
+    columns_at,
     drop_sensitive,
     privileged_by_column,
+    resolve_columns,
     resolve_privileged,
     select_sensitive,
     sensitive_groupings,
     warn_small_groups,
 )
-from ._dask import check_not_mixed
 from ._validation import (
     check_binary_target,
     check_fraction,
+    check_pos_label,
     check_same_index,
     check_same_length,
     check_sample_weight_1d,

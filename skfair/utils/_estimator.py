@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._dataframe import check_not_lazy, numpy_columns
 from ._sensitive import select_sensitive
 
 NO_FEATURES_ERROR = (
@@ -43,6 +44,7 @@ class BinaryDecisionMixin(SensitiveColumnsMixin):
         """
         from sklearn.utils.validation import validate_data  # skfair.utils is light
 
+        X = numpy_columns(check_not_lazy(X))  # Arrow strings: see numpy_columns
         kwargs = {"reset": reset, "dtype": None, "ensure_all_finite": False}
         if isinstance(y, str) and y == "no_validation":
             return validate_data(self, X, **kwargs), None

@@ -8,6 +8,9 @@ Two entry points, used by every part of skfair:
 * :func:`select_sensitive` / :func:`drop_sensitive` read (or remove) the
   columns named by an estimator's or scorer's ``sensitive=`` spec from ``X``
   (column names for a DataFrame, integer indices for an array).
+
+Frames of any library reach them through the dataframe layer
+(:mod:`skfair.utils._dataframe`); the encoding below reads pandas and NumPy.
 """
 
 from __future__ import annotations
@@ -19,6 +22,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ._dataframe import (
+    column_names,
+    describe,
+    drop_columns,
+    select_columns,
+    to_pandas,
+)
 from ._validation import check_same_length, same_label
 
 NAN_SENSITIVE_ERROR = (
@@ -40,8 +50,10 @@ TOO_FEW_GROUPS_ERROR = (
 EMPTY_GROUP_ERROR = (
     "group(s) {labels} of the categorical attribute {name!r} have no samples "
     "here (e.g. in this cross-validation fold); a fairness comparison with an "
-    "empty group is undefined. Use a splitter stratified on the attribute, or "
-    "call .cat.remove_unused_categories() if those categories are not groups."
+    "empty group is undefined. Use a splitter stratified on the attribute, or, "
+    "if those categories are not groups, drop them (pandas: "
+    ".cat.remove_unused_categories(); polars: cast the Enum to one of the "
+    "categories present)."
 )
 COMBINE_ERROR = "combine must be 'intersection' or 'marginal'; got {combine!r}."
 SPEC_TYPE_ERROR = (
@@ -49,11 +61,12 @@ SPEC_TYPE_ERROR = (
     "integer index or list of indices (array X); got {spec!r}."
 )
 SPEC_MISSING_COLUMN_ERROR = (
-    "sensitive column(s) {missing} not found in X; X has columns {columns}."
+    "sensitive column(s) {missing} not found in X; X is {kind} with columns {columns}."
 )
 SPEC_NAME_ON_ARRAY_ERROR = (
-    "sensitive={spec!r} names columns, but X is a {kind} without column names; "
-    "pass integer column indices, or give X as a pandas DataFrame."
+    "sensitive={spec!r} names columns, but X is {kind}, which has no column "
+    "names; pass integer column indices, or give X as a DataFrame (pandas, "
+    "polars, ...)."
 )
 SPEC_INDEX_ERROR = (
     "sensitive column index {index} is out of range for X with {n_features} columns."
@@ -416,6 +429,7 @@ def check_sensitive_features(
     >>> check_sensitive_features(df).intersection().labels
     (('f', 'a'), ('m', 'a'), ('m', 'b'))
     """
+    sensitive_features = to_pandas(sensitive_features, what="sensitive_features")
     if isinstance(sensitive_features, pd.DataFrame):
         columns = [
             sensitive_features.iloc[:, k] for k in range(sensitive_features.shape[1])
@@ -653,7 +667,7 @@ def privileged_by_column(privileged, sensitive):
     >>> privileged_by_column({"race": "w", "sex": "m"}, ["sex", "race"])
     ['m', 'w']
     """
-    spec = _normalise_spec(sensitive)
+    spec = check_sensitive_spec(sensitive)
     if privileged is None:
         return [None] * len(spec)
     if not isinstance(privileged, dict):
@@ -679,7 +693,30 @@ def _column_key(item):
     return None
 
 
-def _normalise_spec(sensitive):
+def check_sensitive_spec(sensitive):
+    """An estimator's or scorer's ``sensitive=`` spec as a non-empty list.
+
+    Parameters
+    ----------
+    sensitive : str, int or list of str or int
+        Column name(s) or integer index(es).
+
+    Returns
+    -------
+    spec : list of str or int
+
+    Raises
+    ------
+    ValueError
+        For None or an empty list.
+    TypeError
+        For anything but names and integers (a bool is no column index).
+
+    Examples
+    --------
+    >>> check_sensitive_spec("sex"), check_sensitive_spec(("sex", 2))
+    (['sex'], ['sex', 2])
+    """
     if sensitive is None:
         raise ValueError(SPEC_NONE_ERROR)
     if isinstance(sensitive, (str, numbers.Integral)) and not isinstance(
@@ -697,36 +734,77 @@ def _normalise_spec(sensitive):
     raise TypeError(SPEC_TYPE_ERROR.format(spec=sensitive))
 
 
-def _resolve_positions(X, sensitive):
-    """Return the integer column positions and names that ``sensitive`` names."""
-    spec = _normalise_spec(sensitive)
-    if isinstance(X, pd.DataFrame):
-        columns = list(X.columns)
+def resolve_columns(X, sensitive):
+    """The integer positions and the names of the columns ``sensitive`` names.
+
+    The one column-name check of skfair: names are looked up in a dataframe
+    of any library (pandas, polars, ...), integer indices in an array.
+
+    Parameters
+    ----------
+    X : DataFrame or array-like of shape (n_samples, n_features)
+        The data.
+    sensitive : str, int or list of str or int
+        Column name(s) (DataFrame ``X``) or integer index(es) (array ``X``).
+
+    Returns
+    -------
+    positions : list of int
+        The columns' positions in ``X``.
+    names : list of str
+        Their names: the DataFrame's, or ``"x<index>"`` for an array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> resolve_columns(np.zeros((2, 3)), [-1, 0])
+    ([2, 0], ['x2', 'x0'])
+    """
+    spec = check_sensitive_spec(sensitive)
+    columns = column_names(X)
+    if columns is not None:
         missing = [s for s in spec if s not in columns]
         if missing:
             shown = columns if len(columns) <= 20 else columns[:20] + ["..."]
             raise ValueError(
-                SPEC_MISSING_COLUMN_ERROR.format(missing=missing, columns=shown)
+                SPEC_MISSING_COLUMN_ERROR.format(
+                    missing=missing, kind=describe(X, columns=False), columns=shown
+                )
             )
-        positions = [columns.index(s) for s in spec]
-        return positions, [str(s) for s in spec]
+        return [columns.index(s) for s in spec], [str(s) for s in spec]
     if hasattr(X, "tocsr") or hasattr(X, "sparse"):
         raise TypeError(SPEC_SPARSE_ERROR)
-    if not hasattr(X, "shape"):
-        X = np.asarray(X)
-    if len(X.shape) != 2:
-        raise ValueError(f"X must be 2-dimensional; got shape {tuple(X.shape)}.")
-    n_features = X.shape[1]
+    shape = X.shape if hasattr(X, "shape") else np.asarray(X).shape
+    if len(shape) != 2:
+        raise ValueError(f"X must be 2-dimensional; got shape {tuple(shape)}.")
+    n_features = shape[1]
     positions = []
     for item in spec:
         if isinstance(item, str):
             raise ValueError(
-                SPEC_NAME_ON_ARRAY_ERROR.format(spec=sensitive, kind=type(X).__name__)
+                SPEC_NAME_ON_ARRAY_ERROR.format(spec=sensitive, kind=describe(X))
             )
         if not -n_features <= item < n_features:
             raise IndexError(SPEC_INDEX_ERROR.format(index=item, n_features=n_features))
         positions.append(int(item) % n_features)
     return positions, [f"x{p}" for p in positions]
+
+
+def columns_at(X, positions, names):
+    """The columns of ``X`` at ``positions`` as a pandas DataFrame named ``names``.
+
+    A dataframe of any library is converted column by column
+    (:func:`~skfair.utils._dataframe.to_pandas`); a pandas ``X`` keeps its
+    index. See :func:`select_sensitive`, which resolves a spec first.
+    """
+    if column_names(X) is not None:
+        out = to_pandas(select_columns(X, positions)).copy()
+        out.columns = list(names)
+        return out
+    array = X if hasattr(X, "shape") else np.asarray(X)
+    return pd.DataFrame(
+        {name: np.asarray(array[:, p]).ravel() for name, p in zip(names, positions)}
+    )
 
 
 def select_sensitive(X, sensitive):
@@ -735,16 +813,19 @@ def select_sensitive(X, sensitive):
     Parameters
     ----------
     X : DataFrame or array-like of shape (n_samples, n_features)
-        The data an estimator or scorer receives.
+        The data an estimator or scorer receives: a pandas or polars
+        DataFrame (or one of any library narwhals reads), or an array.
     sensitive : str, int or list of str or int
         Column name(s) (DataFrame ``X``) or integer index(es) (array ``X``).
 
     Returns
     -------
-    columns : DataFrame of shape (n_samples, n_sensitive)
+    columns : pandas DataFrame of shape (n_samples, n_sensitive)
         The sensitive columns, named after the DataFrame's columns or
-        ``"x<index>"`` for arrays, with the index of ``X`` (a DataFrame) so
-        that it pairs with ``y`` by index; pass it as ``sensitive_features``.
+        ``"x<index>"`` for arrays, with the index of a pandas ``X`` so that
+        it pairs with ``y`` by index; pass it as ``sensitive_features``.
+        Whatever the library of ``X``, the groups come back as pandas, like
+        skfair's other tables (a polars ``Enum`` as a categorical).
 
     Examples
     --------
@@ -754,15 +835,8 @@ def select_sensitive(X, sensitive):
     0  1.0
     1  0.0
     """
-    positions, names = _resolve_positions(X, sensitive)
-    if isinstance(X, pd.DataFrame):
-        out = X.iloc[:, positions].copy()
-        out.columns = names
-        return out
-    array = X if hasattr(X, "shape") else np.asarray(X)
-    return pd.DataFrame(
-        {name: np.asarray(array[:, p]).ravel() for name, p in zip(names, positions)}
-    )
+    positions, names = resolve_columns(X, sensitive)
+    return columns_at(X, positions, names)
 
 
 def codes_as_groups(codes):
@@ -804,7 +878,8 @@ def drop_sensitive(X, sensitive):
     Returns
     -------
     X_rest : DataFrame or ndarray
-        ``X`` minus those columns, of the same kind as ``X``.
+        ``X`` minus those columns, of the same kind (and dataframe library)
+        as ``X``.
 
     Examples
     --------
@@ -813,8 +888,7 @@ def drop_sensitive(X, sensitive):
     array([[0.5],
            [0.2]])
     """
-    positions, _ = _resolve_positions(X, sensitive)
-    if isinstance(X, pd.DataFrame):
-        keep = [k for k in range(X.shape[1]) if k not in set(positions)]
-        return X.iloc[:, keep]
+    positions, _ = resolve_columns(X, sensitive)
+    if column_names(X) is not None:
+        return drop_columns(X, positions)
     return np.delete(np.asarray(X), positions, axis=1)

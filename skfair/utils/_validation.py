@@ -46,6 +46,15 @@ POS_LABEL_ERROR = (
     "({classes}); pass the positive class as pos_label."
 )
 LABEL_NAN_ERROR = "{name} contains missing values; hard labels are needed."
+POS_LABEL_NEEDED_ERROR = (
+    "{name} holds the labels {classes}, so the positive class is ambiguous: "
+    "pass pos_label= (the label of the positive outcome, e.g. "
+    "pos_label={example!r}), or encode {name} as {{0, 1}}, {{False, True}} or "
+    "{{-1, 1}}, where the larger label is positive."
+)
+POS_LABEL_NOT_FOUND_ERROR = (
+    "pos_label={pos_label!r} is not one of the labels of {name}: {classes}."
+)
 SAMPLE_WEIGHT_ERROR = (
     "sample_weight must be finite and non-negative with a positive sum; {problem}."
 )
@@ -305,6 +314,66 @@ def check_binary_target(y_true, *, name="y_true", why="this metric"):
             )
         )
     return encoded.astype(np.int64), classes
+
+
+def check_pos_label(y_true, *, pos_label=None, name="y_true", why="this metric"):
+    """Encode a binary target as 0/1, 1 being the positive class ``pos_label``.
+
+    As scikit-learn's metrics do, the positive class must be stated unless
+    the labels are {0, 1}, {False, True} or {-1, 1} (then the larger is
+    positive).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Labels of exactly two distinct values.
+    pos_label : object or None, default=None
+        The positive class; None only for the three unambiguous encodings.
+    name : str, default="y_true"
+        Name used in error messages.
+    why : str, default="this metric"
+        What needs the binary target, quoted in the two-class error.
+
+    Returns
+    -------
+    y : ndarray of shape (n_samples,), dtype int64
+        1 where ``y_true == pos_label``.
+    pos_label : object
+        The positive class used (a Python scalar).
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` does not hold two classes, if ``pos_label`` is not one
+        of them, or if it is None and the labels are not one of the three
+        unambiguous encodings.
+
+    Examples
+    --------
+    >>> y, pos = check_pos_label(["no", "yes", "no"], pos_label="no")
+    >>> y.tolist(), pos
+    ([1, 0, 1], 'no')
+    >>> check_pos_label([-1, 1, 1])[1]
+    1
+    """
+    y, classes = check_binary_target(y_true, name=name, why=why)
+    labels = classes.tolist()
+    if pos_label is None:
+        if classes.dtype.kind not in "biuf" or set(labels) not in ({0, 1}, {-1, 1}):
+            raise ValueError(
+                POS_LABEL_NEEDED_ERROR.format(
+                    name=name, classes=labels, example=labels[-1]
+                )
+            )
+        return y, labels[1]
+    matches = [k for k, c in enumerate(labels) if same_label(c, pos_label)]
+    if not matches:
+        raise ValueError(
+            POS_LABEL_NOT_FOUND_ERROR.format(
+                pos_label=pos_label, name=name, classes=labels
+            )
+        )
+    return (y == matches[0]).astype(np.int64), labels[matches[0]]
 
 
 def check_binary_y(y, *, estimator):

@@ -134,7 +134,7 @@ def test_multiclass_error():
 def test_missing_sensitive_column_error():
     X, y, _ = _biased_data(50)
     message = SPEC_MISSING_COLUMN_ERROR.format(
-        missing=["sex"], columns=["x", "noise", "group"]
+        missing=["sex"], kind="a pandas DataFrame", columns=["x", "noise", "group"]
     )
     with pytest.raises(ValueError, match=re.escape(message)):
         FairGBMClassifier(sensitive="sex").fit(X, y)

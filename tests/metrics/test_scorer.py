@@ -134,8 +134,9 @@ def toy(n=400, seed=0):
         (make_delta_dp_scorer, delta_dp, {"threshold": 0.5}),
     ],
 )
-def test_scorers_equal_negated_metric(factory, metric, kwargs):
+def test_scorers_equal_negated_metric(factory, metric, kwargs, constructor):
     X, y = toy()
+    X = constructor({c: X[c].to_numpy() for c in X.columns})  # any library
     model = LogisticRegression().fit(X[["x"]], y)
     pipe = make_pipeline(
         ColumnTransformer([("x", "passthrough", ["x"])]), LogisticRegression()
@@ -227,9 +228,10 @@ def test_fold_with_one_group_raises_clearly():
 
 
 @pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")  # folds of 67
-def test_hfm_scorer_equals_hfm_by_hand():
+def test_hfm_scorer_equals_hfm_by_hand(constructor):
     X, y = toy(200)
     X["z"] = np.random.default_rng(3).normal(size=200)
+    X = constructor({c: X[c].to_numpy() for c in X.columns})  # any library
     labels = np.where(y == 1, "good", "bad")  # HFM sees 0/1 indicators of "good"
     drop = ColumnTransformer([("drop", "drop", ["g"])], remainder="passthrough")
     pipe = make_pipeline(drop, LogisticRegression()).fit(X, labels)
@@ -251,9 +253,10 @@ def test_hfm_scorer_equals_hfm_by_hand():
     assert np.all(np.isfinite(res["test_hfm"]))
 
 
-def test_hfm_scorer_rejects_non_numeric_features():
+def test_hfm_scorer_rejects_non_numeric_features(constructor):
     X, y = toy(100)
     X["c"] = np.where(X["x"] > 0, "a", "b")
+    X = constructor({c: X[c].to_numpy() for c in X.columns})  # any library
     drop = ColumnTransformer([("drop", "drop", ["g", "c"])], remainder="passthrough")
     pipe = make_pipeline(drop, LogisticRegression()).fit(X, y)
     with pytest.raises(TypeError, match="must be numeric"):

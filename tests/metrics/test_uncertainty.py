@@ -237,6 +237,7 @@ def test_bootstrap_coverage_is_reasonable():
             y,
             sensitive_features=g,
             metric="abcc",
+            method="bootstrap",
             n_resamples=99,
             random_state=seed,
         )
@@ -253,6 +254,7 @@ def test_bootstrap_interval_is_reproducible_and_in_range():
         sensitive_features=g,
         metric="mcdp",
         metric_params={"epsilon": 0.05},
+        method="bootstrap",
         n_resamples=99,
         random_state=3,
     )
@@ -262,6 +264,7 @@ def test_bootstrap_interval_is_reproducible_and_in_range():
         sensitive_features=g,
         metric="mcdp",
         metric_params={"epsilon": 0.05},
+        method="bootstrap",
         n_resamples=99,
         random_state=3,
     )
@@ -285,6 +288,7 @@ def test_other_bootstrap_intervals(bootstrap_method):
         y,
         sensitive_features=g,
         metric="abcc",
+        method="bootstrap",
         n_resamples=99,
         bootstrap_method=bootstrap_method,
         random_state=0,
@@ -384,6 +388,7 @@ def test_permutation_p_values_are_uniform_under_the_null():
             rng.random(60),
             sensitive_features=g,
             metric="delta_dp",
+            method="permutation",
             n_resamples=99,
             random_state=seed,
         ).pvalue
@@ -413,7 +418,7 @@ def test_permutation_p_values_are_uniform_under_the_null():
         ),
         ({"n_resamples": 0}, ValueError, N_RESAMPLES_ERROR.format(value=0)),
         (
-            {"bootstrap_method": "bias"},
+            {"method": "bootstrap", "bootstrap_method": "bias"},
             ValueError,
             BOOTSTRAP_METHOD_ERROR.format(value="bias"),
         ),

@@ -83,9 +83,13 @@ def test_given_thresholds_marginal_and_intersection():
             None, scores, sensitive_features=sf, thresholds=grid, combine=combine
         )
         assert display.line_.get_drawstyle() == "default"
+        # the given thresholds and the peak, so the line passes through the marker
+        assert np.array_equal(
+            display.thresholds, np.union1d(grid, [display.peak_threshold])
+        )
         expected = [
             delta_dp(None, scores, sensitive_features=sf, threshold=t, combine=combine)
-            for t in grid
+            for t in display.thresholds
         ]
         assert display.line_.get_ydata().tolist() == expected
         assert display.mcdp_value == mcdp(

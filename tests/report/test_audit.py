@@ -308,8 +308,9 @@ def test_min_group_size_leaves_the_group_out_everywhere():
     dropped = audit(y_true[kept], y_score[kept], sensitive_features=sex[kept], **N_FAST)
     # every number is the audit of the data without the small group
     pd.testing.assert_frame_equal(left.metrics, dropped.metrics, rtol=1e-12)
-    shares = dropped.groups.assign(share=dropped.groups["size"] / y_score.size)
-    pd.testing.assert_frame_equal(left.groups, shares)
+    pd.testing.assert_frame_equal(left.groups, dropped.groups)
+    assert left.headline == dropped.headline
+    assert left.tradeoff.to_dict() == dropped.tradeoff.to_dict()
     assert left.mcdp_details[0.0].value == dropped.mcdp_details[0.0].value
     assert left.left_out == [("sensitive_features", "z", 5)]
     assert left.to_dict()["summary"]["min_group_size"] == 10
@@ -326,8 +327,16 @@ def test_min_group_size_with_two_attributes():
     shown = set(zip(report.groups["grouping"], report.groups["group"]))
     assert ("sex", "z") not in shown and ("sex", "f") in shown
     assert not any(g.startswith("z &") for _, g in shown)
-    assert {(a, g) for a, g, _ in report.left_out} >= {("sex", "z")}
+    # the compared groups are the intersections: z & x and z & y are left out,
+    # and every table (sex, race, sex & race) is on the samples kept
+    assert {(a, g) for a, g, _ in report.left_out} == {
+        ("sex & race", "z & x"),
+        ("sex & race", "z & y"),
+    }
     assert (report.groups["size"] >= 10).all()
+    for name in ("sex", "race", "sex & race"):
+        sizes = report.groups.loc[report.groups["grouping"] == name, "size"]
+        assert sizes.sum() == len(y_score) - 5
     for key, metric, kwargs in [
         ("mcdp", mcdp, {}),
         ("abcc", abcc, {}),

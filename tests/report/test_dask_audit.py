@@ -96,6 +96,9 @@ def assert_same_numbers(lazy, eager):
     assert low <= e_low + 1e-10 and high >= e_high - 1e-10
     # sums of scores added in another order: equal to the last few bits
     pd.testing.assert_frame_equal(lazy.groups, eager.groups, rtol=1e-12)
+    # the threshold facts come from the same counts: the same headline
+    assert lazy.headline["threshold"] == eager.headline["threshold"]
+    assert lazy.kept_groups == eager.kept_groups
     for eps, res in eager.mcdp_details.items():
         got = lazy.mcdp_details[eps]
         assert (got.value, got.threshold) == (res.value, res.threshold)
@@ -177,8 +180,15 @@ def test_dask_arrays(frame):
 
 def test_what_the_dask_report_leaves_out(frame):
     lazy_frame = dd.from_pandas(frame, npartitions=1)
-    report = audit(lazy_frame["y"], lazy_frame["s"], sensitive_features=lazy_frame["h"])
-    eager = audit(frame["y"], frame["s"], sensitive_features=frame["h"], **FAST)
+    report = audit(
+        lazy_frame["y"],
+        lazy_frame["s"],
+        sensitive_features=lazy_frame["h"],
+        pos_label="yes",
+    )
+    eager = audit(
+        frame["y"], frame["s"], sensitive_features=frame["h"], pos_label="yes", **FAST
+    )
     assert_same_numbers(report, eager)
     left = ["bootstrap_low", "bootstrap_high", "bootstrap_se", "pvalue"]
     assert report.metrics[left].isna().all().all()
@@ -188,7 +198,12 @@ def test_what_the_dask_report_leaves_out(frame):
     page = report.to_html()
     assert "Figures omitted: the data are Dask collections" in page
     assert "<img" not in page and "DKW interval" in page
-    assert "no p-value on Dask" in report.to_markdown()
+    assert "no p-value (see the notes)" in report.to_markdown()
+    out = report.to_dict()
+    assert (
+        out["tradeoff"] is None
+        and out["headline"]["distribution"]["share_near"] is None
+    )
     with pytest.raises(ValueError, match=re.escape(AUDIT_DASK_FIGURES_ERROR)):
         report.figures()
 

@@ -53,8 +53,8 @@ def test_codes_partition_like_labels(labels):
     assert [attrs.categories[0][c] for c in codes] == values
 
 
-def test_intersection_and_marginal():
-    df = pd.DataFrame({"sex": ["f", "m", "m", "f"], "race": ["a", "a", "b", "a"]})
+def test_intersection_and_marginal(constructor):
+    df = constructor({"sex": ["f", "m", "m", "f"], "race": ["a", "a", "b", "a"]})
     attrs = check_sensitive_features(df)
     assert attrs.names == ("sex", "race")
     inter = attrs.intersection()
@@ -86,8 +86,8 @@ def test_errors():
         check_sensitive_features(cat)
 
 
-def test_select_and_drop_on_dataframe_and_array():
-    df = pd.DataFrame({"x": [0.1, 0.2], "sex": ["f", "m"], "age": [1, 0]})
+def test_select_and_drop_on_dataframe_and_array(constructor):
+    df = constructor({"x": [0.1, 0.2], "sex": ["f", "m"], "age": [1, 0]})
     assert select_sensitive(df, "sex")["sex"].tolist() == ["f", "m"]
     assert list(select_sensitive(df, ["sex", "age"]).columns) == ["sex", "age"]
     assert list(drop_sensitive(df, ["sex", "age"]).columns) == ["x"]
@@ -95,7 +95,8 @@ def test_select_and_drop_on_dataframe_and_array():
     assert select_sensitive(arr, 1)["x1"].tolist() == ["f", "m"]
     assert select_sensitive(arr, -1)["x2"].tolist() == [1, 0]
     assert drop_sensitive(np.eye(3), [0, 2]).shape == (3, 1)
-    # a filtered DataFrame (non-default index) still aligns by position
+    # a filtered pandas DataFrame (non-default index) still aligns by position
+    df = pd.DataFrame({"x": [0.1, 0.2], "sex": ["f", "m"], "age": [1, 0]})
     sub = pd.concat([df, df]).iloc[[3, 0]]
     assert select_sensitive(sub, "sex")["sex"].tolist() == ["m", "f"]
 
@@ -153,8 +154,8 @@ def test_min_group_size_leaves_small_groups_out():
 
 
 @pytest.mark.filterwarnings("error::skfair.utils.SmallGroupWarning")
-def test_min_group_size_on_intersections():
-    frame = pd.DataFrame(
+def test_min_group_size_on_intersections(constructor):
+    frame = constructor(
         {"sex": ["f"] * 50 + ["m"] * 52, "race": ["w"] * 100 + ["b"] * 2}
     )
     (g,) = sensitive_groupings(frame, min_group_size=30)

@@ -1,0 +1,79 @@
+"""The bundled data sets' names on the command line, one vocabulary for all.
+
+Every subcommand names a data set by its loader (``adult`` for
+:func:`~skfair.datasets.load_adult`, ...) and also accepts the HFM paper's
+names (``income``, ``credit``, ``ppr``, ``ppvr``) as aliases, so that
+``audit --dataset credit`` and ``compare --dataset german_credit`` both work.
+``--help`` lists the canonical names only.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+Dataset = namedtuple("Dataset", "loader kwargs paper_name description")
+
+#: Canonical name -> how to load it, its name in the HFM paper (None if it is
+#: not in the paper's benchmark) and a description for ``--help``.
+DATASETS = {
+    "adult": Dataset("load_adult", {}, "income", "Adult census income"),
+    "bank": Dataset("load_bank", {}, None, "bank marketing"),
+    "compas": Dataset("load_compas", {}, "ppr", "COMPAS recidivism"),
+    "compas_violent": Dataset(
+        "load_compas", {"violent": True}, "ppvr", "COMPAS violent recidivism"
+    ),
+    "german_credit": Dataset("load_german_credit", {}, "credit", "German credit"),
+    "ricci": Dataset("load_ricci", {}, "ricci", "Ricci v. DeStefano"),
+}
+#: Other accepted names (the HFM paper's) -> canonical name.
+ALIASES = {
+    data.paper_name: name
+    for name, data in DATASETS.items()
+    if data.paper_name not in (None, name)
+}
+#: The data sets of the HFM paper's benchmark (``compare``), canonical names.
+HFM_DATASETS = tuple(name for name, data in DATASETS.items() if data.paper_name)
+
+
+def canonical_dataset(text):
+    """An argparse type: a data set's canonical name, aliases resolved.
+
+    An unknown name is returned as given, for argparse's "invalid choice"
+    error against the subcommand's ``choices``.
+
+    Examples
+    --------
+    >>> canonical_dataset("credit"), canonical_dataset("Adult")
+    ('german_credit', 'adult')
+    """
+    name = text.strip().lower()
+    return ALIASES.get(name, name)
+
+
+def dataset_help(names, what):
+    """The ``--dataset`` help text: ``what``, each name described, the aliases."""
+    listed = "; ".join(f"{n} ({DATASETS[n].description})" for n in names)
+    aliases = ", ".join(
+        f"{alias} = {name}" for alias, name in ALIASES.items() if name in names
+    )
+    return f"{what}: {listed} (the HFM paper's names are accepted too: {aliases})"
+
+
+def load_dataset(name, *, preprocessing=None):
+    """The bundled data set ``name`` (canonical) as its loader returns it.
+
+    ``preprocessing="hfm"`` loads it as the HFM paper's benchmark does
+    (:func:`skfair.datasets.load_hfm_dataset`).
+    """
+    from skfair import datasets
+
+    if preprocessing == "hfm":
+        return datasets.load_hfm_dataset(DATASETS[name].paper_name)
+    data = DATASETS[name]
+    return getattr(datasets, data.loader)(**data.kwargs)
+
+
+def dataset_title(name):
+    """``name``, with the HFM paper's name beside it when that differs."""
+    paper = DATASETS[name].paper_name
+    return name if paper in (None, name) else f"{name} (the paper's {paper})"

@@ -1,0 +1,198 @@
+"""What a long command-line run says on stderr: its progress and its warnings.
+
+Progress: a tqdm bar on a terminal, else one line per phase (a log file or a
+CI job gets a readable record instead of carriage returns). Warnings:
+skfair's Python warnings are caught while the command runs and said once
+each, as one plain line that names the command-line option that addresses
+them, without Python source locations.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import warnings
+from contextlib import contextmanager
+
+#: A SmallGroupWarning's message, read back (see skfair.utils).
+_SMALL_GROUPS = re.compile(
+    r"^(?P<name>.+?) has (?P<count>\d+) group\(s\) with fewer than "
+    r"(?P<threshold>\d+) samples: (?P<groups>.+?); a comparison"
+)
+#: An intersection's label as Python writes a tuple: ('female', 'youth').
+_TUPLE = re.compile(r"\(('[^']*'(?:, '[^']*')+)\)")
+SMALL_GROUPS_LINE = (
+    "{count} group(s) of {name} have fewer than {threshold} samples: {groups}; "
+    "--min-group-size K leaves out the groups of fewer than K samples"
+)
+HFM_UNDEFINED_LINE = (
+    "{count} HFM degree(s) undefined (a distance of zero; reported as +-inf), "
+    "e.g. {first}"
+)
+
+
+#: The bars drawn now, closed by :func:`close_bars` before an error is printed.
+_OPEN_BARS = []
+
+
+def close_bars():
+    """Close every open progress bar where it stands (before an error line)."""
+    for progress in list(_OPEN_BARS):
+        progress.close(complete=False)
+
+
+class Progress:
+    """Progress of one command on stderr, phase by phase.
+
+    Call the object with each phase's name as it starts (it is the
+    ``progress`` callable of :func:`skfair.report.audit`); :meth:`close`, or
+    the end of a ``with`` block, ends the last phase. On a terminal a tqdm
+    bar advances over ``phases`` (the expected phases; more are counted as
+    they come); elsewhere each phase is one line ``skfair <command>: <phase>``.
+
+    Parameters
+    ----------
+    command : str
+        The subcommand, for the lines.
+    phases : int
+        How many phases are expected (the bar's length).
+    stream : file-like or None, default=None
+        Where to write; None is ``sys.stderr`` at the time of the call.
+    bar : bool, default=True
+        Draw a bar on a terminal; False writes lines there too (for a
+        command whose long phase draws its own bar).
+
+    Examples
+    --------
+    >>> import io
+    >>> stream = io.StringIO()
+    >>> progress = Progress("audit", 2, stream=stream)
+    >>> progress("loading"); progress("metrics"); progress.close()
+    >>> print(stream.getvalue(), end="")
+    skfair audit: loading
+    skfair audit: metrics
+    """
+
+    def __init__(self, command, phases, *, stream=None, bar=True):
+        self.command = command
+        self.stream = sys.stderr if stream is None else stream
+        self.done = 0
+        self.bar = None
+        if bar and _is_terminal(self.stream):
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(
+                total=phases,
+                desc=f"skfair {command}",
+                unit="phase",
+                file=self.stream,
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n}/{total} phases "
+                "[{elapsed}]",
+            )
+            _OPEN_BARS.append(self)
+
+    def __call__(self, phase):
+        if self.bar is None:
+            print(f"skfair {self.command}: {phase}", file=self.stream, flush=True)
+            return
+        if self.done:
+            self.bar.update(1)
+        self.done += 1
+        if self.done > self.bar.total:
+            self.bar.total = self.done
+        self.bar.set_description_str(f"skfair {self.command}: {phase}")
+
+    def close(self, *, complete=True):
+        """End the last phase and the bar (``complete=False``: where it stands)."""
+        if self.bar is not None:
+            if complete:
+                self.bar.update(self.bar.total - self.bar.n)
+            self.bar.close()
+            self.bar = None
+            _OPEN_BARS.remove(self)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        self.close(complete=kind is None)
+
+
+def _is_terminal(stream):
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+@contextmanager
+def caught_warnings():
+    """Record every warning raised inside (none is printed); yields the list."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield caught
+
+
+def warning_lines(caught, *, handled=()):
+    """One plain line per condition among the recorded warnings ``caught``.
+
+    Parameters
+    ----------
+    caught : list of warnings.WarningMessage
+        As recorded by :func:`caught_warnings`.
+    handled : collection of str, default=()
+        The conditions the user has already dealt with, to leave unsaid:
+        ``"small_groups"`` (``--min-group-size`` was given).
+
+    Returns
+    -------
+    lines : list of str
+        Without repeats and without Python source locations.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from skfair.utils import SmallGroupWarning, sensitive_groupings
+    >>> with caught_warnings() as caught:
+    ...     _ = sensitive_groupings(["a"] * 40 + ["b"] * 3)
+    ...     _ = sensitive_groupings(["a"] * 40 + ["b"] * 3)
+    >>> warning_lines(caught)  # doctest: +NORMALIZE_WHITESPACE
+    ["1 group(s) of 'sensitive_features' have fewer than 30 samples: 'b'
+      (3 samples); --min-group-size K leaves out the groups of fewer than K
+      samples"]
+    >>> warning_lines(caught, handled={"small_groups"})
+    []
+    """
+    from skfair.metrics import HFMUndefinedWarning
+    from skfair.utils import SmallGroupWarning
+
+    lines, hfm = [], []
+    for record in caught:
+        message = str(record.message).strip()
+        if issubclass(record.category, SmallGroupWarning):
+            if "small_groups" in handled:
+                continue
+            match = _SMALL_GROUPS.match(message)
+            line = SMALL_GROUPS_LINE.format(**match.groupdict()) if match else message
+            line = _TUPLE.sub(_intersection, line)
+        elif issubclass(record.category, HFMUndefinedWarning):
+            hfm.append(message.split(";")[0].split(". ")[0])
+            continue
+        else:
+            line = message.splitlines()[0] if message else record.category.__name__
+        lines.append(line)
+    if hfm:
+        lines.append(HFM_UNDEFINED_LINE.format(count=len(set(hfm)), first=hfm[0]))
+    return list(dict.fromkeys(lines))
+
+
+def _intersection(match):
+    """``('female', 'youth')`` as the report writes it: ``'female & youth'``."""
+    return "'" + " & ".join(re.findall(r"'([^']*)'", match[1])) + "'"
+
+
+def say_warnings(command, caught, *, handled=(), stream=None):
+    """Write :func:`warning_lines` to stderr, ``skfair <command>: warning: ...``."""
+    stream = sys.stderr if stream is None else stream
+    for line in warning_lines(caught, handled=handled):
+        print(f"skfair {command}: warning: {line}", file=stream)

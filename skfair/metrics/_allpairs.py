@@ -1,0 +1,450 @@
+"""Every pair of groups at once: the pairs' CDF gaps from one sort, vectorised.
+
+A group's ECDF steps only at its own scores, so the gap ``F_a - F_b`` of a
+pair steps only at the scores of ``a`` and ``b``. On that *merged support*
+(plus the first and last point) the gap is the same step function as on all
+the distinct scores, with the same floating-point values, so every metric of
+the pair is a pass over ``n_a + n_b`` points rather than over all of them,
+and all pairs together over ``(n_groups - 1) * n`` points rather than
+``n_pairs * n``. The passes here are vectorised over many pairs at once: the
+pairs' supports are laid end to end in one flat array (a *segment* per pair),
+in batches of at most ``_CHUNK`` points.
+
+With ``agg="max"`` most pairs need not be evaluated at all:
+:func:`max_over_pairs` evaluates pairs in decreasing order of a cheap upper
+bound and stops when no remaining bound exceeds the best value found. The
+bounds (:func:`cell_bounds`, :func:`grid_bounds`) hold for the values as
+computed in floating point (or in integers), so the maximum is the one of
+the full evaluation, to the last bit.
+
+Exactness
+---------
+MCDP(ε) of a pair, evaluated on the merged support, equals the value on all
+the scores: the best window can always start at a point where the gap steps
+(a window starting between two steps contains the window starting at the
+step before it, since window ends are non-decreasing in the start), and the
+window minima are minima of the same floating-point gap values. The left
+neighbourhood ``[0, ε]`` and the padding points 0 and 1 are kept in every
+support. ABCC sums the same terms grouped differently (rounding at the level
+of 1e-15 relative).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._ecdf import _run_ends
+from ._windows import window_ends
+
+# Points of merged supports (summed over the pairs of one batch) per batch.
+_CHUNK = 1 << 21
+# Cells of the coarse partition behind the MCDP(0) and ABCC bounds.
+_N_CELLS = 256
+# Grid points per ε of the MCDP(ε) bound, and the most grid points used.
+_GRID_PER_EPSILON = 8
+_MAX_GRID = 4096
+# Relative slack on the ABCC bounds (floating-point sums in another order).
+_SUM_SLACK = 1e-9
+
+
+class GroupSteps:
+    """Every group's CDF where it steps, for one grouping (and one resample).
+
+    Attributes
+    ----------
+    points : ndarray of shape (n_steps,)
+        Point index (into the padded distinct scores) of each step, group by
+        group, increasing within a group.
+    values : ndarray of shape (n_steps,)
+        The CDF after each step: ``cum / total`` (float) or, with
+        ``exact=True``, the integer count ``cum``.
+    bounds : ndarray of shape (n_groups + 1,)
+        Group ``g``'s steps are ``bounds[g]:bounds[g + 1]``.
+    totals : ndarray of shape (n_groups,)
+        Each group's total weight (count).
+    n_points : int
+        Number of (padded) points.
+    exact : bool
+        Whether ``values`` are integer counts: gaps are then the exact
+        numerators ``c_a n_b - c_b n_a`` of :class:`~skfair.metrics._ecdf.PairGap`.
+    """
+
+    def __init__(self, points, values, bounds, totals, n_points, exact):
+        self.points, self.values, self.bounds = points, values, bounds
+        self.totals, self.n_points, self.exact = totals, n_points, exact
+        self.cache = {}  # bounds of this grouping's pairs (see cell_bounds)
+        self.n_groups = bounds.shape[0] - 1
+        self.stride = np.int64(n_points + 1)
+        group = np.repeat(np.arange(self.n_groups, dtype=np.int64), np.diff(bounds))
+        self.keys = group * self.stride + points
+
+    def at(self, groups, points):
+        """Each group's CDF value (or count) at point indices (broadcast)."""
+        groups = np.asarray(groups, dtype=np.int64)
+        j = np.searchsorted(self.keys, groups * self.stride + points, side="right") - 1
+        found = j >= self.bounds[groups]
+        return np.where(found, self.values[np.maximum(j, 0)], 0)
+
+    def gap(self, a, b, points):
+        """``F_a - F_b`` at point indices (the numerator with ``exact``)."""
+        fa, fb = self.at(a, points), self.at(b, points)
+        if self.exact:
+            return fa * self.totals[b] - fb * self.totals[a]
+        return fa - fb
+
+    def scale(self, a, b):
+        """What the gaps of pairs ``(a, b)`` are divided by (1 unless ``exact``)."""
+        if self.exact:
+            return self.totals[a].astype(np.float64) * self.totals[b]
+        return np.ones(np.shape(a))
+
+
+def group_steps(point_of, codes, n_groups, n_points, weights=None, integral=True):
+    """:class:`GroupSteps` of samples sorted by score.
+
+    Parameters
+    ----------
+    point_of : ndarray of shape (n,)
+        Non-decreasing (padded) point index of each sorted sample.
+    codes : ndarray of shape (n,)
+        Group code of each sorted sample (-1: in no group).
+    n_groups, n_points : int
+    weights : ndarray of shape (n,) or None
+        None: unit weights, and the exact integer representation. Otherwise
+        the CDFs are ``cum / total`` with ``cum`` the running sum of the
+        group's weights in score order, as ``np.cumsum`` adds them.
+    integral : bool
+        Whether the weights are integers (bootstrap counts): any order of
+        summation is then exact, and one cumulative sum serves all groups.
+    """
+    keep = codes >= 0
+    small = codes[keep].astype(np.int16) if n_groups < 1 << 15 else codes[keep]
+    order = np.argsort(small, kind="stable")  # a radix sort for int16
+    group = codes[keep][order]
+    at = point_of[keep][order].astype(np.int64)
+    bounds = np.searchsorted(group, np.arange(n_groups + 1))
+    first = np.repeat(bounds[:-1], np.diff(bounds))
+    if weights is None:
+        cum = np.arange(1, group.shape[0] + 1, dtype=np.int64) - first
+    elif integral:
+        cum = np.cumsum(weights[keep][order])
+        cum -= np.r_[0.0, cum][first]  # integer-valued floats: exact
+    else:  # np.cumsum's order within each group, as a masked cumsum gives
+        w = weights[keep][order]
+        cum = np.concatenate(
+            [np.cumsum(w[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]
+        )
+    # the last sample of each (group, point) is the step
+    last = np.ones(group.shape[0], dtype=bool)
+    last[:-1] = (group[1:] != group[:-1]) | (at[1:] != at[:-1])
+    totals = cum[bounds[1:] - 1]
+    at, cum, group = at[last], cum[last], group[last]
+    bounds = np.searchsorted(group, np.arange(n_groups + 1))
+    if weights is None:
+        return GroupSteps(at, cum, bounds, totals, n_points, exact=True)
+    return GroupSteps(at, cum / totals[group], bounds, totals, n_points, exact=False)
+
+
+def _ranges(starts, lengths):
+    """Concatenated ``arange(s, s + l)`` for every ``(s, l)``."""
+    total = int(lengths.sum())
+    offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+    return offsets + np.arange(total, dtype=np.int64)
+
+
+def _batches(sizes, limit=_CHUNK):
+    """Consecutive slices of pairs whose sizes sum to at most ``limit`` (or one)."""
+    ends = np.cumsum(sizes)
+    lo = 0
+    while lo < sizes.shape[0]:
+        base = ends[lo - 1] if lo else 0
+        hi = max(lo + 1, int(np.searchsorted(ends, base + limit, side="right")))
+        yield slice(lo, hi)
+        lo = hi
+
+
+def support_sizes(steps, a, b):
+    return np.diff(steps.bounds)[a] + np.diff(steps.bounds)[b] + 2
+
+
+def merged_supports(steps, a, b):
+    """The merged supports of pairs ``(a[i], b[i])``, laid end to end.
+
+    Returns ``(starts, points)``: segment ``i`` is
+    ``points[starts[i]:starts[i + 1]]``, the increasing point indices where
+    ``F_a`` or ``F_b`` steps, with the first and last point.
+    """
+    bounds, n_pairs = steps.bounds, a.shape[0]
+    la, lb = np.diff(bounds)[a], np.diff(bounds)[b]
+    ends = np.full(2 * n_pairs, steps.n_points - 1, dtype=np.int64)
+    ends[::2] = 0
+    seg = np.arange(n_pairs, dtype=np.int64)
+    keys = np.concatenate(
+        (
+            np.repeat(seg, la) * steps.stride + steps.points[_ranges(bounds[a], la)],
+            np.repeat(seg, lb) * steps.stride + steps.points[_ranges(bounds[b], lb)],
+            np.repeat(seg, 2) * steps.stride + ends,
+        )
+    )
+    keys.sort()
+    distinct = np.ones(keys.shape[0], dtype=bool)
+    distinct[1:] = keys[1:] != keys[:-1]
+    keys = keys[distinct]
+    owner = keys // steps.stride
+    starts = np.searchsorted(owner, np.arange(n_pairs + 1))
+    return starts, keys - owner * steps.stride, keys
+
+
+def _pair_of_segment(starts, a, b):
+    lengths = np.diff(starts)
+    return np.repeat(a, lengths), np.repeat(b, lengths)
+
+
+def pairs_max_gap(steps, a, b):
+    """MCDP(0) of every pair: ``max |F_a - F_b|`` over the pair's steps."""
+    out = np.empty(a.shape[0])
+    bounds = steps.bounds
+    for s in _batches(support_sizes(steps, a, b) - 2):
+        pa, pb = a[s], b[s]
+        la, lb = np.diff(bounds)[pa], np.diff(bounds)[pb]
+        # each segment: a's steps, then b's steps (no merge needed for a max)
+        lengths = la + lb
+        points = np.empty(int(lengths.sum()), dtype=np.int64)
+        starts = np.r_[0, np.cumsum(lengths)]
+        in_a = _ranges(starts[:-1], la)
+        in_b = _ranges(starts[:-1] + la, lb)
+        points[in_a] = steps.points[_ranges(bounds[pa], la)]
+        points[in_b] = steps.points[_ranges(bounds[pb], lb)]
+        ga, gb = np.repeat(pa, lengths), np.repeat(pb, lengths)
+        magnitude = np.abs(steps.gap(ga, gb, points))
+        out[s] = np.maximum.reduceat(magnitude, starts[:-1]) / steps.scale(pa, pb)
+    return out
+
+
+def pairs_abcc(steps, a, b, padded):
+    """ABCC of every pair: ``sum |F_a - F_b| * (next point - point)``."""
+    out = np.empty(a.shape[0])
+    for s in _batches(support_sizes(steps, a, b)):
+        starts, points, _ = merged_supports(steps, a[s], b[s])
+        ga, gb = _pair_of_segment(starts, a[s], b[s])
+        width = np.zeros(points.shape[0])
+        width[:-1] = padded[points[1:]] - padded[points[:-1]]
+        width[starts[1:] - 1] = 0.0  # the last point of each segment
+        area = np.abs(steps.gap(ga, gb, points)) * width
+        out[s] = [area[lo:hi].sum() for lo, hi in zip(starts[:-1], starts[1:])]
+    return out
+
+
+def pairs_mcdp(steps, a, b, plan):
+    """Exact MCDP(ε) of every pair; ``plan`` from :func:`window_plan`."""
+    n_left, ends = plan
+    out = np.empty(a.shape[0])
+    for s in _batches(support_sizes(steps, a, b)):
+        starts, points, keys = merged_supports(steps, a[s], b[s])
+        ga, gb = _pair_of_segment(starts, a[s], b[s])
+        magnitude = np.abs(steps.gap(ga, gb, points))
+        # the last support point of each window, within the segment
+        stop = np.searchsorted(keys, keys - points + ends[points], side="right") - 1
+        best = _max_window_min(magnitude, stop, starts)
+        big = np.inf if magnitude.dtype.kind == "f" else np.iinfo(np.int64).max
+        left = np.minimum.reduceat(
+            np.where(points < n_left, magnitude, big), starts[:-1]
+        )
+        out[s] = np.maximum(best, left) / steps.scale(a[s], b[s])
+    return out
+
+
+def _max_window_min(values, stop, starts):
+    """Per segment, ``max_i min(values[i:stop[i] + 1])``: a sparse table."""
+    n = values.shape[0]
+    levels = np.log2(stop - np.arange(n) + 1).astype(np.intp)
+    order = np.argsort(levels, kind="stable")
+    cuts = np.searchsorted(levels[order], np.arange(int(levels.max()) + 2))
+    window_min = np.empty_like(values)
+    table = values
+    for level in range(cuts.shape[0] - 1):
+        span = 1 << level
+        at = order[cuts[level] : cuts[level + 1]]
+        if at.size:
+            window_min[at] = np.minimum(table[at], table[stop[at] - span + 1])
+        if 2 * span <= n and level + 2 < cuts.shape[0]:
+            table = np.minimum(table[: n - 2 * span + 1], table[span : n - span + 1])
+    return np.maximum.reduceat(window_min, starts[:-1])
+
+
+def window_plan(padded, epsilon, rounding):
+    """``(n_left, ends)`` of MCDP(ε) on the padded points (see ``_pair_exact``).
+
+    ``n_left`` points lie in the neighbourhood ``[0, ε]`` of the score 0;
+    ``ends[k]`` is the last point of the window ``[p_k, p_k + 2ε]``.
+    """
+    n_left = int(np.searchsorted(padded, epsilon, side="right"))
+    starts = np.arange(padded.shape[0])
+    return n_left, window_ends(padded, starts, 2.0 * epsilon, rounding)
+
+
+def _group_rows(steps, points):
+    """Every group's CDF (or count) at ``points``: (n_groups, n_points)."""
+    return steps.at(np.arange(steps.n_groups)[:, None], points[None, :])
+
+
+def _pair_rows(steps, a, b, rows):
+    """``|F_a - F_b|`` of pairs from :func:`_group_rows`, in value units."""
+    if steps.exact:
+        na, nb = steps.totals[a][:, None], steps.totals[b][:, None]
+        gap = rows[a] * nb - rows[b] * na
+        return np.abs(gap) / steps.scale(a, b)[:, None]
+    return np.abs(rows[a] - rows[b])
+
+
+def cell_bounds(steps, a, b, padded):
+    """Upper bounds of MCDP(0) and ABCC of pairs, from a coarse partition.
+
+    On a cell of points ``[c_i, c_{i+1})`` each CDF lies between its values
+    at ``c_i`` and ``c_{i+1} - 1``; the gap's magnitude there is at most
+    ``u_i = max(hi_a - lo_b, hi_b - lo_a)``, computed in the arithmetic of
+    the gap itself (so the bound holds for the computed gaps). Kept in
+    ``steps.cache`` for the pairs of ``steps``.
+    """
+    key = ("cells", a.tobytes(), b.tobytes())
+    if key in steps.cache:
+        return steps.cache[key]
+    m = padded.shape[0]
+    cuts = np.unique(np.linspace(0, m, min(_N_CELLS, m) + 1).astype(np.int64))
+    width = padded[np.minimum(cuts[1:], m - 1)] - padded[cuts[:-1]]
+    lo, hi = _group_rows(steps, cuts[:-1]), _group_rows(steps, cuts[1:] - 1)
+    top, area = np.empty(a.shape[0]), np.empty(a.shape[0])
+    for s in _batches(np.full(a.shape[0], width.shape[0])):
+        pa, pb = a[s], b[s]
+        if steps.exact:
+            na, nb = steps.totals[pa][:, None], steps.totals[pb][:, None]
+            up = np.maximum(hi[pa] * nb - lo[pb] * na, hi[pb] * na - lo[pa] * nb)
+            up = up / steps.scale(pa, pb)[:, None]
+        else:
+            up = np.maximum(hi[pa] - lo[pb], hi[pb] - lo[pa])
+        top[s] = up.max(axis=1)
+        area[s] = up @ width
+    steps.cache[key] = top, area * (1.0 + _SUM_SLACK)
+    return steps.cache[key]
+
+
+def grid_bounds(steps, a, b, padded, epsilon):
+    """Upper bounds of MCDP(ε), ε > 0, from the gaps on a grid of step ε/r.
+
+    Every neighbourhood ``[y - ε, y + ε]`` inside [0, 1] holds at least
+    ``2r - 1`` consecutive grid points, and ``[0, ε]`` at least ``r``; the
+    window minimum is at most the minimum over ``2r - 2`` (``r - 1``) of
+    them, with a point to spare for rounding. Neighbourhoods that reach the
+    score 1 hold ``F_a - F_b = 0``. None when ε is too small for a grid.
+    """
+    r = min(_GRID_PER_EPSILON, int(_MAX_GRID * epsilon))
+    if r < 2:
+        return None
+    delta = epsilon / r
+    grid = np.minimum(np.arange(int(np.ceil(1.0 / delta)) + 1) * delta, 1.0)
+    points = np.searchsorted(padded, grid, side="right") - 1
+    run = 2 * r - 2
+    bound = np.empty(a.shape[0])
+    per_group = _group_rows(steps, points)
+    for s in _batches(np.full(a.shape[0], grid.shape[0])):
+        rows = _pair_rows(steps, a[s], b[s], per_group)
+        left = rows[:, : r - 1].min(axis=1)
+        inner = _run_min(rows, run).max(axis=1) if rows.shape[1] >= run else 0.0
+        bound[s] = np.maximum(left, inner)
+    return bound
+
+
+def _run_min(rows, length):
+    """``rows[:, i:i + length].min(axis=1)`` for every ``i`` (doubling)."""
+    table, span = rows, 1
+    while 2 * span <= length:
+        table = np.minimum(table[:, :-span], table[:, span:])
+        span *= 2
+    n = rows.shape[1] - length + 1
+    return np.minimum(table[:, :n], table[:, length - span : length - span + n])
+
+
+def max_over_pairs(bounds, evaluate, sizes):
+    """``max(evaluate(all pairs))``, evaluating only pairs that may attain it.
+
+    Pairs are evaluated in decreasing order of ``bounds`` (upper bounds of
+    their values as ``evaluate`` computes them), first one, then batches
+    growing fourfold; the pairs whose bound is at most the best value found
+    are never evaluated. ``sizes`` (points per pair) caps a batch's points.
+    """
+    order = np.argsort(-bounds, kind="stable")
+    descending = -bounds[order]
+    best, i, batch = -np.inf, 0, 1
+    while i < order.shape[0] and bounds[order[i]] > best:
+        live = int(np.searchsorted(descending, -best, side="left"))
+        stop = min(live, i + batch)
+        cum = np.cumsum(sizes[order[i:stop]])
+        stop = i + max(1, int(np.searchsorted(cum, _CHUNK, side="right")))
+        best = max(best, float(np.max(evaluate(order[i:stop]))))
+        i, batch = stop, 4 * batch
+    return best
+
+
+def padded_points(sorted_values):
+    """The distinct sorted scores padded with 0 and 1, and each sample's point.
+
+    Returns ``(padded, point_of)``: 0 is prepended when every score is
+    above it and 1 appended when every score is below it (the breakpoints of
+    ``F_a - F_b`` on [0, 1]; harmless for any other use, where the gap is 0
+    there), and ``point_of[i]`` is the index of ``sorted_values[i]`` in
+    ``padded``.
+    """
+    n = sorted_values.shape[0]
+    ends = _run_ends(sorted_values)
+    points = sorted_values if ends is None else sorted_values[ends]
+    pad_left, pad_right = int(points[0] > 0.0), int(points[-1] < 1.0)
+    padded = np.concatenate(([0.0] * pad_left, points, [1.0] * pad_right))
+    run = np.arange(n)
+    if ends is not None:
+        run = np.searchsorted(ends, run, side="left")
+    return padded, run + pad_left
+
+
+class AllPairs:
+    """Every pair of one grouping's groups, from samples sorted once.
+
+    ``values(epsilon, rounding)`` gives MCDP(ε) of every pair (in
+    :func:`~skfair.metrics._ecdf.group_pairs` order) and ``worst(...)`` only
+    the largest, evaluating few pairs.
+    """
+
+    def __init__(self, sorted_values, codes, n_groups, weights=None):
+        self.padded, point_of = padded_points(sorted_values)
+        self.steps = group_steps(
+            point_of, codes, n_groups, self.padded.shape[0], weights, integral=False
+        )
+        self.a, self.b = (x.astype(np.intp) for x in np.triu_indices(n_groups, 1))
+        self._plans = {}
+
+    def _plan(self, epsilon, rounding):
+        key = (epsilon, rounding)
+        if key not in self._plans:
+            self._plans[key] = window_plan(self.padded, epsilon, rounding)
+        return self._plans[key]
+
+    def values(self, epsilon, rounding):
+        """Exact MCDP(ε) of every pair."""
+        if epsilon == 0.0:
+            return pairs_max_gap(self.steps, self.a, self.b)
+        return pairs_mcdp(self.steps, self.a, self.b, self._plan(epsilon, rounding))
+
+    def worst(self, epsilon, rounding):
+        """Exact MCDP(ε) of the worst pair (:func:`max_over_pairs`)."""
+        steps, a, b = self.steps, self.a, self.b
+        top = cell_bounds(steps, a, b, self.padded)[0]
+        sizes = support_sizes(steps, a, b)
+        if epsilon == 0.0:
+            return max_over_pairs(
+                top, lambda i: pairs_max_gap(steps, a[i], b[i]), sizes
+            )
+        plan = self._plan(epsilon, rounding)
+        grid = grid_bounds(steps, a, b, self.padded, epsilon)
+        bound = top if grid is None else np.minimum(top, grid)
+        return max_over_pairs(
+            bound, lambda i: pairs_mcdp(steps, a[i], b[i], plan), sizes
+        )

@@ -1,0 +1,169 @@
+"""The all-pairs engine equals the per-pair paths it replaces, to the last bit.
+
+The oracles below are the engine as it was before the all-pairs kernels: the
+group CDFs as a dense (n_groups, n_points) matrix of masked running sums, the
+gap of every pair at every distinct score, and :func:`_pair_exact` (or the
+dense formulas) on each pair's row.
+"""
+
+import numpy as np
+import pytest
+
+from skfair.metrics import mcdp, mcdp_curve, mcdp_details
+from skfair.metrics._allpairs import (
+    cell_bounds,
+    grid_bounds,
+    group_steps,
+    max_over_pairs,
+    pairs_mcdp,
+    support_sizes,
+    window_plan,
+)
+from skfair.metrics._base import aggregate
+from skfair.metrics._ecdf import PairGap, pair_gap, sort_scores
+from skfair.metrics._mcdp import _pair_exact
+from skfair.metrics._uncertainty import _prepare, _spec
+
+EPSILONS = (0.0, 0.05, 0.3)
+
+
+def _data(seed, n_groups, n=600, weighted=False, ties=True):
+    rng = np.random.default_rng(seed)
+    shift = rng.normal(0, 0.7, n_groups)
+    codes = rng.integers(0, n_groups, n)
+    codes[: 2 * n_groups] = np.repeat(np.arange(n_groups), 2)  # tiny groups too
+    scores = 1 / (1 + np.exp(-rng.normal(shift[codes], 1.0)))
+    if ties:
+        scores = np.round(scores, 2)
+        scores[:3], scores[3:5] = 0.0, 1.0
+    weights = rng.uniform(0.2, 3.0, n) if weighted else None
+    return scores, np.array([f"g{c}" for c in codes]), weights
+
+
+def _dense_pairs(resampler, w_pos, cell_pos, spec):
+    """The former engine: every pair's gap at every distinct score."""
+    to_group, grouping = resampler.cell_to_group[0], resampler.groupings[0]
+    codes = to_group[cell_pos]
+    ends = resampler.ends
+    cum = np.empty((grouping.n_groups, resampler.points.shape[0]))
+    for g in range(grouping.n_groups):
+        running = np.cumsum(np.where(codes == g, w_pos, 0.0))
+        cum[g] = running if ends is None else running[ends]
+    cdf = cum / cum[:, -1:]
+    a, b = np.triu_indices(grouping.n_groups, 1)
+    gap = cdf[a] - cdf[b]
+    gap[:, -1] = 0.0
+    opts = spec.options
+    if spec.metric == "abcc":
+        return np.abs(gap[:, :-1]) @ np.diff(resampler.points)
+    eps = float(opts.get("epsilon", 0.0))
+    if eps == 0.0:
+        return np.abs(gap).max(axis=1)
+    return np.array(
+        [
+            _pair_exact(PairGap(resampler.points, row, 1.0, 0, 1), eps, "exact")[0]
+            for row in gap
+        ]
+    )
+
+
+def _specs():
+    return [_spec("abcc", None)] + [_spec("mcdp", {"epsilon": e}) for e in EPSILONS]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("n_groups", [2, 3, 11])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_resampler_equals_dense_pairs(seed, n_groups, weighted):
+    scores, groups, weights = _data(seed, n_groups, weighted=weighted)
+    specs = _specs()
+    _, resampler = _prepare(None, scores, groups, weights, "intersection", specs, 1)
+    rng = np.random.default_rng(seed)
+    base = np.ones(resampler.n) if weights is None else resampler.w_sorted
+    counts = rng.multinomial(resampler.n, np.full(resampler.n, 1 / resampler.n))
+    rows = [
+        (base, resampler.cell_sorted),  # the data
+        (counts * base, resampler.cell_sorted),  # a bootstrap-like reweighting
+        (base, rng.permutation(resampler.cell_sorted)),  # a relabelling
+    ]
+    for w_pos, cell_pos in rows:
+        fast = resampler.pair_values(w_pos, cell_pos, specs)
+        pruned = resampler.values(w_pos, cell_pos, specs)
+        for spec, per_grouping, value in zip(specs, fast, pruned):
+            expected = _dense_pairs(resampler, w_pos, cell_pos, spec)
+            got = np.array(per_grouping[0])
+            if spec.metric == "abcc":
+                np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)
+                np.testing.assert_allclose(value, expected.max(), rtol=1e-12)
+            else:
+                np.testing.assert_array_equal(got, expected)
+                assert value == aggregate([list(expected)], "max")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_mean_aggregation_equals_dense_pairs(seed):
+    scores, groups, _ = _data(seed, 7)
+    specs = [_spec("mcdp", {"epsilon": 0.05, "agg": "mean"})]
+    _, resampler = _prepare(None, scores, groups, None, "intersection", specs, 1)
+    w_pos = np.ones(resampler.n)
+    expected = _dense_pairs(resampler, w_pos, resampler.cell_sorted, specs[0])
+    value = resampler.values(w_pos, resampler.cell_sorted, specs)[0]
+    assert value == aggregate([list(expected)], "mean")
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("epsilon", [0.01, 0.05, 0.3, 0.6])
+def test_bounds_hold_and_pruning_is_exact(seed, epsilon):
+    scores, groups, _ = _data(seed, 9, n=400, ties=seed % 2 == 0)
+    spec = _spec("mcdp", {"epsilon": epsilon})
+    _, resampler = _prepare(None, scores, groups, None, "intersection", [spec], 1)
+    codes = resampler.cell_to_group[0][resampler.cell_sorted]
+    steps = group_steps(
+        resampler.point_of, codes, 9, resampler.padded.shape[0], np.ones(resampler.n)
+    )
+    a, b = np.triu_indices(9, 1)
+    exact = _dense_pairs(resampler, np.ones(resampler.n), resampler.cell_sorted, spec)
+    top, _ = cell_bounds(steps, a, b, resampler.padded)
+    grid = grid_bounds(steps, a, b, resampler.padded, epsilon)
+    assert (top >= exact).all()
+    assert grid is None or (grid >= exact).all()
+    plan = window_plan(resampler.padded, epsilon, "exact")
+    best = max_over_pairs(
+        top if grid is None else np.minimum(top, grid),
+        lambda i: pairs_mcdp(steps, a[i], b[i], plan),
+        support_sizes(steps, a, b),
+    )
+    assert best == exact.max()
+
+
+def _per_pair_details(scores, groups, epsilon, weights=None):
+    """The former public path: one merged pair gap and ``_pair_exact`` per pair."""
+    labels, codes = np.unique(groups, return_inverse=True)
+    ordered = sort_scores(scores, codes, labels.shape[0], weights)
+    out = {}
+    for a, b in zip(*np.triu_indices(labels.shape[0], 1)):
+        res = _pair_exact(pair_gap(ordered, a, b), epsilon, "exact")
+        out[("sensitive_features", labels[a], labels[b])] = res
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("epsilon", EPSILONS)
+def test_public_mcdp_equals_per_pair_path(seed, weighted, epsilon):
+    scores, groups, weights = _data(seed, 12, weighted=weighted, ties=seed != 1)
+    expected = _per_pair_details(scores, groups, epsilon, weights)
+    kwargs = {"sensitive_features": groups, "sample_weight": weights}
+    res = mcdp_details(None, scores, epsilon=epsilon, **kwargs)
+    assert res.pair_values == {k: v[0] for k, v in expected.items()}
+    worst = max(expected, key=lambda k: expected[k][0])  # first of the maxima
+    assert res.groups == worst[1:]
+    assert res.window == expected[worst][1]
+    assert res.threshold == expected[worst][2]
+    assert res.value == mcdp(None, scores, epsilon=epsilon, **kwargs)
+    values = [v[0] for v in expected.values()]
+    assert res.value == max(values)
+    mean = mcdp(None, scores, epsilon=epsilon, agg="mean", **kwargs)
+    assert mean == float(np.mean(values))
+    curve = mcdp_curve(None, scores, epsilons=[epsilon, 0.0], **kwargs)
+    assert curve[0] == res.value

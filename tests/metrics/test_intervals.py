@@ -1,0 +1,385 @@
+"""The default interval methods (Welch, Newcombe, bands) and the closed-form tests."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from skfair.metrics import (
+    _bands,
+    abcc,
+    delta_dp,
+    disparity_test,
+    mcdp,
+    metric_confidence_interval,
+)
+from skfair.metrics._bands import BandData, critical_value
+from skfair.metrics._intervals import (
+    fold_abs,
+    newcombe_interval,
+    summarise_groups,
+    welch_interval,
+    wilson_interval,
+)
+from skfair.metrics._uncertainty import (
+    CLOSED_FORM_METRIC_ERROR,
+    CLOSED_FORM_TEST_ERROR,
+    _prepare,
+    _spec,
+)
+from skfair.metrics.inference import infer_metrics, metric_spec
+
+Z95 = stats.norm.isf(0.025)
+
+
+# -- closed forms ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("counts", "expected"),
+    [  # Newcombe (1998), Table II, method 10
+        ((56, 70, 48, 80), (0.0524, 0.3339)),
+        ((9, 10, 3, 10), (0.1705, 0.8090)),
+        ((6, 7, 2, 7), (0.0582, 0.8062)),
+        ((5, 56, 0, 29), (-0.0381, 0.1926)),
+    ],
+)
+def test_newcombe_matches_the_published_examples(counts, expected):
+    k_a, n_a, k_b, n_b = counts
+    low, high = newcombe_interval(k_a / n_a, n_a, k_b / n_b, n_b, Z95)
+    assert (round(float(low), 4), round(float(high), 4)) == expected
+
+
+def test_wilson_interval_closed_form():
+    rate, n = 0.2, 50
+    low, high = wilson_interval(rate, n, Z95)
+    # the Wilson bounds solve |p - rate| = z sqrt(p (1 - p) / n)
+    for p in (low, high):
+        assert abs(p - rate) == pytest.approx(Z95 * np.sqrt(p * (1 - p) / n))
+    assert wilson_interval(0.0, 10, Z95)[0] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "folded"),
+    [
+        (0.1, 0.3, (0.1, 0.3)),
+        (-0.3, -0.1, (0.1, 0.3)),
+        (-0.1, 0.3, (0.0, 0.3)),
+        (-0.4, 0.2, (0.0, 0.4)),
+        (0.0, 0.0, (0.0, 0.0)),
+    ],
+)
+def test_fold_abs(low, high, folded):
+    assert tuple(map(float, fold_abs(low, high))) == pytest.approx(folded)
+
+
+def test_welch_interval_is_scipys():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(0.5, 0.1, 40), rng.normal(0.4, 0.3, 70)
+    x = np.r_[a, b]
+    s = summarise_groups(x, np.repeat([0, 1], [40, 70]), None, 2)
+    low, high = welch_interval(
+        s.mean[0], s.se2[0], s.n[0] - 1, s.mean[1], s.se2[1], s.n[1] - 1, 0.05
+    )
+    ref = stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.95)
+    assert (low, high) == pytest.approx((ref.low, ref.high), rel=1e-10)
+
+
+def test_two_group_defaults_are_welch_and_newcombe_folded():
+    rng = np.random.default_rng(1)
+    y = np.r_[rng.beta(2, 5, 80), rng.beta(3, 4, 90)]
+    g = np.repeat([0, 1], [80, 90])
+    welch = metric_confidence_interval(None, y, sensitive_features=g, metric="delta_dp")
+    a, b = y[g == 0], y[g == 1]
+    ref = stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.95)
+    assert welch.method == "welch"
+    assert (welch.low, welch.high) == pytest.approx((-ref.high, -ref.low), rel=1e-10)
+    newcombe = metric_confidence_interval(
+        None,
+        y,
+        sensitive_features=g,
+        metric="delta_dp",
+        metric_params={"threshold": 0.3},
+    )
+    k_a, k_b = (a >= 0.3).sum(), (b >= 0.3).sum()
+    low, high = fold_abs(*newcombe_interval(k_a / 80, 80, k_b / 90, 90, Z95))
+    assert newcombe.method == "newcombe"
+    assert (newcombe.low, newcombe.high) == pytest.approx((float(low), float(high)))
+
+
+def test_several_groups_are_bonferroni_over_pairs():
+    rng = np.random.default_rng(2)
+    y = rng.beta(2, 5, 240)
+    g = np.repeat([0, 1, 2], 80)
+    ci = metric_confidence_interval(
+        None, y, sensitive_features=g, metric="delta_dp", metric_params={"agg": "mean"}
+    )
+    s = summarise_groups(y, g, None, 3)
+    lows, highs = [], []
+    for a, b in [(0, 1), (0, 2), (1, 2)]:
+        lo, hi = welch_interval(
+            s.mean[a], s.se2[a], s.n[a] - 1, s.mean[b], s.se2[b], s.n[b] - 1, 0.05 / 3
+        )
+        lo, hi = fold_abs(lo, hi)
+        lows.append(lo)
+        highs.append(hi)
+    assert ci.high == pytest.approx(np.mean(highs))
+    assert ci.low <= np.mean(lows) + 1e-15  # or 0 when the test does not reject
+
+
+def test_equal_weights_change_nothing_and_weights_use_kish():
+    rng = np.random.default_rng(3)
+    y, g = rng.beta(2, 5, 200), np.repeat([0, 1], 100)
+    for params in ({}, {"threshold": 0.3}):
+        plain = metric_confidence_interval(
+            None, y, sensitive_features=g, metric="delta_dp", metric_params=params
+        )
+        weighted = metric_confidence_interval(
+            None,
+            y,
+            sensitive_features=g,
+            metric="delta_dp",
+            metric_params=params,
+            sample_weight=np.full(200, 3.0),
+        )
+        # no closed-form test with weights, so the lower bound is not zeroed
+        assert weighted.high == pytest.approx(plain.high)
+    w = np.r_[np.ones(50), np.full(50, 3.0), np.ones(100)]
+    s = summarise_groups(y, g, w, 2)
+    assert s.n_eff[0] == pytest.approx(200**2 / (50 + 450))
+    assert s.n_eff[1] == 100
+
+
+def test_closed_form_method_errors():
+    y, g = np.linspace(0, 1, 60), np.repeat([0, 1], 30)
+    with pytest.raises(ValueError) as info:
+        metric_confidence_interval(None, y, sensitive_features=g, method="welch")
+    assert str(info.value) == CLOSED_FORM_METRIC_ERROR.format(
+        method="welch", metric="mcdp", options={}
+    )
+    with pytest.raises(ValueError, match="method='newcombe'"):
+        metric_confidence_interval(
+            None, y, sensitive_features=g, metric="delta_dp", method="newcombe"
+        )
+
+
+# -- bands -----------------------------------------------------------------------
+def _ecdf(x, t):
+    return np.searchsorted(np.sort(x), t, side="right") / x.shape[0]
+
+
+@pytest.mark.parametrize("n_groups", [2, 3])
+def test_band_maxima_against_brute_force(n_groups, monkeypatch):
+    """sup and L1 norms of the centred resampled CDF gaps, pair by pair."""
+    rng = np.random.default_rng(4)
+    sizes = [7, 5, 6][:n_groups]
+    y = np.round(rng.random(sum(sizes)), 1)  # ties
+    g = np.repeat(np.arange(n_groups), sizes)
+    specs = [_spec("mcdp", {}), _spec("abcc", {})]
+    _, resampler = _prepare(None, y, g, None, "intersection", specs, 1)
+    band = BandData(resampler, ["sup", "l1"])
+    idx = [
+        rng.choice(np.flatnonzero(g == k), (3, n), replace=True)
+        for k, n in enumerate(sizes)
+    ]
+    order = np.argsort(y, kind="stable")
+    w_rows = np.zeros((3, y.size))
+    for r in range(3):
+        rows = np.concatenate([i[r] for i in idx])
+        np.add.at(w_rows[r], resampler.rank[rows], 1.0)
+    assert np.array_equal(np.sort(order), np.arange(y.size))
+    got = band.studentised_maxima(w_rows)
+    t = np.unique(y)
+    for r in range(3):
+        rows = np.concatenate([i[r] for i in idx])
+        sup, l1 = [], []
+        for a in range(n_groups):
+            for b in range(a + 1, n_groups):
+                gap = _ecdf(y[g == a], t) - _ecdf(y[g == b], t)
+                boot = _ecdf(y[rows][g[rows] == a], t) - _ecdf(y[rows][g[rows] == b], t)
+                d = np.abs(boot - gap)
+                s = np.sqrt(1 / sizes[a] + 1 / sizes[b])
+                sup.append(d.max() / s)
+                l1.append(d[:-1] @ np.diff(t) / s)
+        assert got[0, r] == pytest.approx(max(sup))
+        assert got[1, r] == pytest.approx(max(l1))
+    # the per-group fallback bounds every pair by the triangle inequality
+    monkeypatch.setattr(_bands, "PAIR_BAND_CELLS", 0)
+    group = BandData(resampler, ["sup"])
+    assert not group.pair_mode("sup")
+    pair_half = band.pair_halfwidths("sup", 1.0)
+    group_half = group.pair_halfwidths("sup", 1.0)
+    assert all((gh >= ph).all() for gh, ph in zip(group_half, pair_half))
+
+
+def test_critical_value_is_the_b_plus_one_order_statistic():
+    values = np.arange(1.0, 200.0)  # 199 resamples
+    assert critical_value(values, 0.95) == 190.0
+    assert critical_value(values, 0.90) == 180.0
+    assert np.isnan(critical_value([np.nan], 0.95))
+
+
+def test_band_interval_is_estimate_plus_minus_the_critical_value():
+    rng = np.random.default_rng(5)
+    y, g = np.r_[rng.beta(2, 5, 150), rng.beta(3, 4, 150)], np.repeat([0, 1], 150)
+    for metric, function in (("mcdp", mcdp), ("abcc", abcc)):
+        ci = metric_confidence_interval(
+            None,
+            y,
+            sensitive_features=g,
+            metric=metric,
+            n_resamples=99,
+            random_state=0,
+        )
+        value = function(None, y, sensitive_features=g)
+        assert ci.method == "band" and ci.n_resamples == 99
+        assert ci.estimate - ci.low == pytest.approx(ci.high - ci.estimate)
+        assert ci.low > 0 and ci.estimate == value
+
+
+def test_band_with_weights_and_marginal_attributes():
+    rng = np.random.default_rng(6)
+    n = 300
+    y = rng.beta(2, 5, n)
+    sensitive = np.c_[rng.integers(0, 2, n), rng.integers(0, 3, n)]
+    w = rng.uniform(0.5, 2.0, n)
+    for metric in ("mcdp", "abcc", "abpc", "delta_dp"):
+        ci = metric_confidence_interval(
+            None,
+            y,
+            sensitive_features=sensitive,
+            metric=metric,
+            n_resamples=49,
+            random_state=0,
+            sample_weight=w,
+            combine="marginal",
+        )
+        assert 0 <= ci.low <= ci.estimate <= ci.high
+
+
+def test_mcdp_zero_when_the_exact_ks_test_does_not_reject():
+    rng = np.random.default_rng(7)
+    y, g = rng.random(200), np.repeat([0, 1], 100)
+    p = disparity_test(None, y, sensitive_features=g).pvalue
+    assert p > 0.05
+    ci = metric_confidence_interval(
+        None, y, sensitive_features=g, n_resamples=49, random_state=0
+    )
+    assert ci.low == 0.0
+
+
+# -- tests -----------------------------------------------------------------------
+def test_closed_form_tests_are_scipys():
+    rng = np.random.default_rng(8)
+    parts = [rng.beta(2, 5, 60), rng.beta(2.5, 5, 70), rng.beta(2, 4, 50)]
+    y, g = np.concatenate(parts), np.repeat([0, 1, 2], [60, 70, 50])
+    two = g < 2
+    res = disparity_test(None, y[two], sensitive_features=g[two], metric="delta_dp")
+    ref = stats.ttest_ind(parts[0], parts[1], equal_var=False).pvalue
+    assert (res.method, res.pvalue_floor) == ("welch", None)
+    assert res.pvalue == pytest.approx(ref, rel=1e-10)
+    res = disparity_test(None, y, sensitive_features=g, metric="delta_dp")
+    assert res.method == "alexander-govern"
+    assert res.pvalue == pytest.approx(stats.alexandergovern(*parts).pvalue, rel=1e-8)
+    res = disparity_test(
+        None,
+        y,
+        sensitive_features=g,
+        metric="delta_dp",
+        metric_params={"threshold": 0.3},
+    )
+    table = [[(p >= 0.3).sum(), (p < 0.3).sum()] for p in parts]
+    ref = stats.chi2_contingency(table, correction=False).pvalue
+    assert res.method == "chi2" and res.pvalue == pytest.approx(ref, rel=1e-10)
+    assert delta_dp(None, y, sensitive_features=g, threshold=0.3) == res.statistic
+
+
+@pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")
+def test_fisher_for_small_tables_and_test_errors():
+    y = np.r_[np.full(9, 0.9), [0.1], np.full(3, 0.9), np.full(7, 0.1)]
+    g = np.repeat([0, 1], 10)
+    res = disparity_test(
+        None,
+        y,
+        sensitive_features=g,
+        metric="delta_dp",
+        metric_params={"threshold": 0.5},
+        method="chi2",
+    )
+    ref = stats.fisher_exact([[9, 1], [3, 7]]).pvalue
+    assert res.method == "fisher" and res.pvalue == pytest.approx(ref)
+    with pytest.raises(ValueError) as info:
+        disparity_test(None, y, sensitive_features=g, metric="abcc", method="welch")
+    assert str(info.value) == CLOSED_FORM_TEST_ERROR.format(
+        method="welch",
+        what="means",
+        options="no threshold",
+        metric="abcc",
+        problem={},
+    )
+
+
+def test_permutation_result_has_its_resolution_floor():
+    rng = np.random.default_rng(9)
+    y, g = rng.random(80), np.repeat([0, 1], 40)
+    res = disparity_test(
+        None, y, sensitive_features=g, metric="abcc", n_resamples=199, random_state=0
+    )
+    assert res.method == "permutation" and res.pvalue_floor == 1 / 200
+
+
+def test_infer_metrics_rows():
+    rng = np.random.default_rng(10)
+    y, g = np.r_[rng.beta(2, 5, 150), rng.beta(3, 4, 150)], np.repeat([0, 1], 150)
+    specs = [
+        metric_spec("delta_dp"),
+        metric_spec("delta_dp", {"threshold": 0.5}),
+        metric_spec("abcc"),
+        metric_spec("mcdp"),
+        metric_spec("mcdp", {"epsilon": 0.05}),
+    ]
+    common = {
+        "combine": "intersection",
+        "confidence_level": 0.95,
+        "n_resamples": 49,
+        "n_permutations": 99,
+        "random_state": 0,
+        "min_group_size": 1,
+    }
+    rows = infer_metrics(y, g, specs, **common)
+    keys = {
+        "value",
+        "low",
+        "high",
+        "interval",
+        "bootstrap_low",
+        "bootstrap_high",
+        "bootstrap_se",
+        "dkw_low",
+        "dkw_high",
+        "pvalue",
+        "pvalue_floor",
+        "test",
+    }
+    assert all(set(row) == keys for row in rows)
+    assert [r["interval"] for r in rows] == [
+        "welch",
+        "newcombe",
+        "band",
+        "band",
+        "band",
+    ]
+    assert [r["test"] for r in rows] == [
+        "welch",
+        "chi2",
+        "permutation",
+        "ks",
+        "permutation",
+    ]
+    assert rows[2]["pvalue_floor"] == 1 / 100 and np.isnan(rows[3]["pvalue_floor"])
+    for row in rows:
+        assert row["low"] <= row["value"] <= row["high"]
+        if row["pvalue"] > 0.05:
+            assert row["low"] == 0.0
+    ci = metric_confidence_interval(None, y, sensitive_features=g, metric="delta_dp")
+    assert (rows[0]["low"], rows[0]["high"]) == pytest.approx((ci.low, ci.high))
+    lean = infer_metrics(y, g, specs, legacy_bootstrap=False, **common)
+    assert np.isnan(lean[2]["bootstrap_low"])
+    assert lean[2]["high"] == pytest.approx(rows[2]["high"])  # same resamples

@@ -1,0 +1,420 @@
+"""What the audit report says (issues 23 and 19): groups, labels, headline,
+per-group table, reference ratios, trade-off, undefined metrics, escaping."""
+
+import json
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skfair.metrics import abcc, abpc, delta_dp, mcdp
+from skfair.model_selection import threshold_tradeoff
+from skfair.report import audit
+from skfair.report._common import AUDIT_PHASES, FEW_POSITIVES
+from skfair.utils._validation import POS_LABEL_NOT_FOUND_ERROR
+
+FAST = {"n_resamples": 19, "n_permutations": 19}
+Z95 = 1.959963984540054  # the normal quantile of 0.975
+
+
+def wilson(k, n, z=Z95):
+    """The Wilson score interval, written out (no statsmodels)."""
+    p = k / n
+    center = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, center - half), min(1.0, center + half)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    n = 500
+    sex = rng.choice(["f", "m"], n, p=[0.4, 0.6])
+    race = rng.choice(["x", "y"], n)
+    y_score = np.clip(rng.beta(2, 4, n) + 0.15 * (sex == "m"), 0, 1)
+    y_true = (rng.random(n) < y_score).astype(int)
+    return y_true, y_score, pd.DataFrame({"sex": sex, "race": race})
+
+
+@pytest.fixture(scope="module")
+def report(data):
+    y_true, y_score, sensitive = data
+    return audit(y_true, y_score, sensitive_features=sensitive, **FAST)
+
+
+# -- 23.2: a metric undefined for some group ----------------------------------------
+def test_an_undefined_metric_is_reported_and_the_audit_goes_on():
+    rng = np.random.default_rng(1)
+    y_score = rng.random(201)
+    groups = np.array(["a"] * 100 + ["b"] * 100 + ["solo"])
+    y_true = (rng.random(201) < y_score).astype(int)
+    with pytest.raises(ValueError, match="ABPC is undefined") as info:
+        abpc(None, y_score, sensitive_features=groups, min_group_size=1)
+    report = audit(y_true, y_score, sensitive_features=groups, min_group_size=1, **FAST)
+    row = report.metrics.loc["abpc"]
+    assert np.isnan(row["value"]) and row["undefined_reason"] == str(info.value)
+    assert report.metrics.drop(index="abpc")["undefined_reason"].isna().all()
+    # the others are still the public metrics, with intervals
+    for key, func, kwargs in [
+        ("mcdp", mcdp, {}),
+        ("abcc", abcc, {}),
+        ("delta_dp@0.5", delta_dp, {"threshold": 0.5}),
+    ]:
+        expected = func(
+            None, y_score, sensitive_features=groups, min_group_size=1, **kwargs
+        )
+        assert report.metrics.loc[key, "value"] == expected
+        # an interval, or the reason there is none (a resampling engine may
+        # need two samples per group)
+        row = report.metrics.loc[key]
+        assert np.isfinite(row["bootstrap_low"]) or row["inference_error"]
+    out = report.to_dict()
+    abpc_row = next(r for r in out["metrics"] if r["key"] == "abpc")
+    assert (
+        abpc_row["value"] is None
+        and "ABPC is undefined" in abpc_row["undefined_reason"]
+    )
+    assert any(
+        n.startswith("ABPC (area between densities) is undefined") for n in out["notes"]
+    )
+    assert any("ABPC (area between densities) (undefined)" in m for m in out["methods"])
+    assert "| ABPC (area between densities) | undefined |" in report.to_markdown()
+    json.dumps(out, allow_nan=False)
+
+
+# -- 23.3: the positive label ----------------------------------------------------
+def test_pos_label_is_needed_for_other_labels_and_stated(data):
+    y_true, y_score, sensitive = data
+    words = np.where(y_true == 1, "no", "yes")  # "no" is the positive outcome
+    with pytest.raises(ValueError) as info:
+        audit(words, y_score, sensitive_features=sensitive, **FAST)
+    message = str(info.value)
+    assert "['no', 'yes']" in message and "pass pos_label=" in message
+    assert "{0, 1}, {False, True} or {-1, 1}" in message
+    with pytest.raises(ValueError, match=re.escape("pos_label='maybe' is not one")):
+        audit(words, y_score, sensitive_features=sensitive, pos_label="maybe")
+    assert POS_LABEL_NOT_FOUND_ERROR.startswith("pos_label=")
+    report = audit(words, y_score, sensitive_features=sensitive, pos_label="no", **FAST)
+    same = audit(y_true, y_score, sensitive_features=sensitive, **FAST)
+    assert report.to_dict()["summary"]["pos_label"] == "no"
+    assert same.to_dict()["summary"]["pos_label"] == 1
+    pd.testing.assert_frame_equal(report.groups, same.groups)
+    assert "positive label: 'no'" in report.to_markdown()
+
+
+@pytest.mark.parametrize(
+    ("labels", "positive"), [([-1, 1], 1), ([False, True], True), ([0.0, 1.0], 1.0)]
+)
+def test_unambiguous_labels_need_no_pos_label(data, labels, positive):
+    y_true, y_score, sensitive = data
+    y = np.where(y_true == 1, labels[1], labels[0])
+    report = audit(y, y_score, sensitive_features=sensitive, **FAST)
+    assert report.pos_label == positive
+    assert report.groups["n_positive"].iloc[0] == np.sum(
+        y_true[sensitive["sex"] == report.groups["group"].iloc[0]]
+    )
+
+
+# -- 23.7: the per-group table -----------------------------------------------------
+def test_per_group_counts_and_wilson_intervals(data, report):
+    y_true, y_score, sensitive = data
+    d = y_score >= 0.5
+    table = report.groups
+    for _, row in table.iterrows():
+        if row["grouping"] == "sex & race":
+            sex, race = row["group"].split(" & ")
+            member = (sensitive["sex"] == sex) & (sensitive["race"] == race)
+        else:
+            member = sensitive[row["grouping"]] == row["group"]
+        member = member.to_numpy()
+        t, p = y_true[member], d[member]
+        counts = {
+            "size": member.sum(),
+            "n_positive": t.sum(),
+            "n_selected": p.sum(),
+            "tp": np.sum(p & (t == 1)),
+            "fp": np.sum(p & (t == 0)),
+            "fn": np.sum(~p & (t == 1)),
+            "tn": np.sum(~p & (t == 0)),
+        }
+        for key, value in counts.items():
+            assert row[key] == value, key
+        for rate, (k, n) in {
+            "positive_rate": (counts["n_selected"], counts["size"]),
+            "tpr": (counts["tp"], counts["n_positive"]),
+            "fpr": (counts["fp"], counts["size"] - counts["n_positive"]),
+            "fnr": (counts["fn"], counts["n_positive"]),
+            "precision": (counts["tp"], counts["n_selected"]),
+        }.items():
+            assert row[rate] == pytest.approx(k / n)
+            low, high = wilson(k, n)
+            assert row[f"{rate}_low"] == pytest.approx(low, abs=1e-12)
+            assert row[f"{rate}_high"] == pytest.approx(high, abs=1e-12)
+        assert row["few_positives"] == (counts["n_positive"] < FEW_POSITIVES)
+
+
+def test_wilson_interval_at_zero_and_few_positives():
+    # a group with one positive label, which the model misses: TPR 0 with a
+    # wide interval, flagged
+    rng = np.random.default_rng(3)
+    g = np.repeat(["big", "small"], [200, 40])
+    y_score = rng.random(240) * 0.4
+    y_true = (rng.random(240) < 0.4).astype(int)
+    y_true[200:] = 0
+    y_true[200] = 1
+    report = audit(y_true, y_score, sensitive_features=g, **FAST)
+    small = report.groups.set_index("group").loc["small"]
+    assert small["tpr"] == 0 and small["tpr_low"] == 0
+    assert small["tpr_high"] == pytest.approx(wilson(0, 1)[1])
+    assert small["few_positives"] is True or small["few_positives"] == True  # noqa: E712
+    assert any(
+        n.startswith("Few positives") and "small (1)" in n for n in report.notes()
+    )
+
+
+def test_reference_group_ratios_and_differences(data, report):
+    table = report.groups[report.groups["grouping"] == "sex"].set_index("group")
+    # the largest group is the reference by default
+    assert table["is_reference"].idxmax() == table["size"].idxmax() == "m"
+    ref = table.loc["m"]
+    for rate in ("positive_rate", "tpr", "fpr", "fnr"):
+        assert table.loc["f", f"{rate}_ratio"] == pytest.approx(
+            table.loc["f", rate] / ref[rate]
+        )
+        assert table.loc["f", f"{rate}_diff"] == pytest.approx(
+            table.loc["f", rate] - ref[rate]
+        )
+        assert ref[f"{rate}_ratio"] == 1 and ref[f"{rate}_diff"] == 0
+    y_true, y_score, sensitive = data
+    other = audit(y_true, y_score, sensitive_features=sensitive, reference="f", **FAST)
+    sex = other.groups[other.groups["grouping"] == "sex"].set_index("group")
+    assert sex.loc["f", "is_reference"] and not sex.loc["m", "is_reference"]
+    assert sex.loc["m", "positive_rate_ratio"] == pytest.approx(
+        table.loc["m", "positive_rate"] / table.loc["f", "positive_rate"]
+    )
+    assert other.to_dict()["summary"]["reference"] == "f"
+    # an intersection, by its text; a group of no table is an error
+    inter = audit(
+        y_true, y_score, sensitive_features=sensitive, reference="f & y", **FAST
+    )
+    rows = inter.groups[inter.groups["grouping"] == "sex & race"]
+    assert rows.loc[rows["is_reference"], "group"].tolist() == ["f & y"]
+    assert inter.headline["threshold"]["reference"]["group"] == "f & y"
+    with pytest.raises(ValueError, match="reference='z' is not a group"):
+        audit(y_true, y_score, sensitive_features=sensitive, reference="z")
+
+
+@pytest.mark.parametrize(("selected_b", "verdict"), [(35, "fail"), (45, "pass")])
+def test_four_fifths_rule(selected_b, verdict):
+    # group a: 120 samples, 60 selected (0.5); group b: 100, selected_b
+    y_score = np.r_[
+        np.repeat([0.9, 0.1], 60), np.repeat([0.9, 0.1], [selected_b, 100 - selected_b])
+    ]
+    g = np.repeat(["a", "b"], [120, 100])
+    y_true = np.tile([1, 0], 110)
+    report = audit(y_true, y_score, sensitive_features=g, **FAST)
+    facts = report.headline["threshold"]
+    ratio = (selected_b / 100) / 0.5
+    assert facts["reference"] == {"group": "a", "positive_rate": 0.5}
+    assert facts["worst"]["group"] == "b"
+    assert facts["worst"]["positive_rate_ratio"] == pytest.approx(ratio)
+    assert facts["impact_ratio"] == pytest.approx(ratio)
+    assert facts["four_fifths"] == verdict
+    b = report.groups.set_index("group").loc["b"]
+    assert b["four_fifths"] == (verdict == "pass")
+    first = report.to_dict()["headline"]["text"][0]
+    assert f"ratio of {ratio:.2f}" in first
+    assert ("outside" if verdict == "fail" else "within") in first
+
+
+# -- 23.6: headline, summary, methods ---------------------------------------------
+def test_headline_leads_with_the_threshold_facts(report):
+    out = report.to_dict()
+    text = out["headline"]["text"]
+    assert text[0].startswith("At the threshold 0.5,")
+    assert "four-fifths rule" in text[0]
+    assert "True-positive rates range" in text[1] and "false-positive" in text[1]
+    assert text[2].startswith("Over all thresholds") and "MCDP(0)" in text[2]
+    assert "of the scores lie within ±0.05" in text[3]
+    facts = out["headline"]["threshold"]
+    table = report.groups[report.groups["grouping"] == "sex & race"]
+    assert facts["tpr_gap"]["value"] == pytest.approx(
+        table["tpr"].max() - table["tpr"].min()
+    )
+    assert facts["fpr_gap"]["value"] == pytest.approx(
+        table["fpr"].max() - table["fpr"].min()
+    )
+    dist = out["headline"]["distribution"]
+    scores = report._data[0]
+    assert dist["share_near"] == pytest.approx(
+        np.mean(np.abs(scores - dist["score"]) <= 0.05)
+    )
+    assert dist["value"] == report.metrics.loc["mcdp", "value"]
+    assert 2 <= len(out["plain_summary"]) <= 7
+    methods = " ".join(out["methods"])
+    assert "Wilson" in methods and "19 resamples" in methods
+    assert "smallest p-value is 1/(19 + 1) = 0.05" in methods
+    assert "Left out: nothing." in methods
+
+
+def test_interval_columns_of_the_intervals_engineer_are_shown(report):
+    # infer_metrics may add low/high and the method's name: the views show
+    # them instead of the bootstrap columns
+    from skfair.report._views import metrics_rows
+
+    class Fake:
+        pass
+
+    fake = Fake()
+    fake.__dict__.update(report.__dict__)
+    fake.metrics = report.metrics.assign(low=0.01, high=0.99, interval="studentized")
+    header, rows = metrics_rows(fake)
+    assert header[2:4] == ["95% CI", "method"]
+    assert rows[0][2:4] == ["[0.0100, 0.9900]", "studentized"]
+    header, rows = metrics_rows(report)
+    assert rows[0][3] == "bootstrap"
+
+
+# -- 19.4: the trade-off in the report -------------------------------------------------
+def test_tradeoff_in_the_report_on_an_imbalanced_case():
+    rng = np.random.default_rng(5)
+    n = 4000
+    g = rng.choice(["a", "b"], n, p=[0.7, 0.3])
+    y = (rng.random(n) < 0.04 + 0.01 * (g == "b")).astype(int)
+    score = 1 / (1 + np.exp(-(rng.normal(-4, 1, n) + 2.5 * y + 0.5 * (g == "b"))))
+    assert y.mean() <= 0.06
+    report = audit(y, score, sensitive_features=g, **FAST)
+    out = report.to_dict()["tradeoff"]
+    assert {"threshold", "performance", "positive_rate"} <= set(out)
+    assert out["performance"]["name"] == "balanced_accuracy"
+    assert set(out["positive_rate"]) == {"a", "b"}
+    assert all(0 < r < 1 for r in out["positive_rate"].values())
+    direct = threshold_tradeoff(y, score, sensitive_features=g, min_group_size=1)
+    assert out["threshold"] == direct.threshold
+    assert out["at_threshold"]["delta_dp"] == pytest.approx(
+        delta_dp(None, score, sensitive_features=g, threshold=0.5)
+    )
+    assert "## Threshold trade-off" in report.to_markdown()
+    no_labels = audit(None, score, sensitive_features=g, **FAST)
+    assert no_labels.to_dict()["tradeoff"] is None
+
+
+# -- 19.6: Markdown escaping -----------------------------------------------------------
+def _unescaped_pipes(line):
+    return len(re.findall(r"(?<!\\)\|", line))
+
+
+def test_markdown_escapes_every_user_string():
+    rng = np.random.default_rng(6)
+    names = np.array(["<script>alert(1)</script>", "a|b", "*c*_[d](e)"])
+    g = rng.choice(names, 300)
+    sensitive = pd.DataFrame({"col|<i>": g})
+    y_score = rng.random(300)
+    y_true = (rng.random(300) < y_score).astype(int)
+    report = audit(
+        y_true,
+        y_score,
+        sensitive_features=sensitive,
+        title="<script>x</script> | *title*",
+        **FAST,
+    )
+    text = report.to_markdown()
+    assert "<script" not in text.lower() and "<i>" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert "a\\|b" in text and "\\*c\\*\\_\\[d\\](e)" in text
+    assert text.startswith("# &lt;script&gt;x&lt;/script&gt; \\| \\*title\\*")
+    # every table row has as many cell separators as its header
+    lines = text.splitlines()
+    for k, line in enumerate(lines):
+        if line.startswith("|---"):
+            header = _unescaped_pipes(lines[k - 1])
+            j = k + 1
+            while j < len(lines) and lines[j].startswith("|"):
+                assert _unescaped_pipes(lines[j]) == header, lines[j]
+                j += 1
+    html = report.to_html(figures=False)
+    assert "<script" not in html.lower()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+# -- to_dict, progress -----------------------------------------------------------------
+def test_to_dict_layout(report):
+    out = report.to_dict()
+    assert list(out) == [
+        "summary",
+        "headline",
+        "plain_summary",
+        "methods",
+        "groups",
+        "metrics",
+        "mcdp_details",
+        "tradeoff",
+        "hfm",
+        "notes",
+    ]
+    summary = out["summary"]
+    assert summary["pos_label"] == 1 and summary["reference"] is None
+    assert summary["kept_groups"] == {
+        "sex & race": ["f & x", "f & y", "m & x", "m & y"]
+    }
+    assert set(out["headline"]) == {"text", "threshold", "distribution"}
+    row = out["groups"][0]
+    for key in (
+        "tp",
+        "fp",
+        "fn",
+        "tn",
+        "fnr",
+        "tpr_low",
+        "tpr_high",
+        "few_positives",
+        "is_reference",
+        "positive_rate_ratio",
+        "positive_rate_diff",
+        "four_fifths",
+    ):
+        assert key in row
+    assert all("undefined_reason" in r for r in out["metrics"])
+    json.dumps(out, allow_nan=False)
+
+
+def test_progress_phases(data):
+    y_true, y_score, sensitive = data
+    seen = []
+    X = np.random.default_rng(0).normal(size=(len(y_score), 2))
+    audit(
+        y_true, y_score, sensitive_features=sensitive, X=X, progress=seen.append, **FAST
+    )
+    assert seen == list(AUDIT_PHASES)
+    seen.clear()
+    audit(None, y_score, sensitive_features=sensitive, progress=seen.append, **FAST)
+    assert seen == [
+        "groups",
+        "metrics",
+        "intervals and tests",
+        "where MCDP is attained",
+    ]
+    with pytest.raises(ValueError, match="progress must be None or a callable"):
+        audit(None, y_score, sensitive_features=sensitive, progress="yes")
+
+
+def test_group_arguments_give_the_report_groups(data):
+    y_true, y_score, sensitive = data
+    sensitive = sensitive.assign(
+        sex=np.where(np.arange(len(y_score)) < 4, "z", sensitive["sex"])
+    )
+    report = audit(
+        y_true, y_score, sensitive_features=sensitive, min_group_size=10, **FAST
+    )
+    args = report.group_arguments()
+    assert args["min_group_size"] == 10 and args["combine"] == "intersection"
+    assert mcdp(None, report._data[0], **args) == report.metrics.loc["mcdp", "value"]
+    assert all(not g.startswith("z") for g in report.groups["group"])
+    assert set(report.kept_groups["sex & race"]) == {
+        ("f", "x"),
+        ("f", "y"),
+        ("m", "x"),
+        ("m", "y"),
+    }
