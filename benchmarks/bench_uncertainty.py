@@ -8,7 +8,9 @@ in closed form and counts how often each interval covers the true value:
   ABCC = W1 = ΔDP_c = 0.2 (a shift by 0.2).
 * ``null``: both groups ~ Beta(2, 5); every metric is 0.
 
-Run ``python benchmarks/bench_uncertainty.py [n_draws] [n_per_group]``.
+Run ``python benchmarks/bench_uncertainty.py [n_draws] [n_per_group]``. The
+default intervals and every case of the issue are measured by
+``benchmarks/bench_coverage.py``; this script compares the old methods.
 """
 
 import sys
@@ -52,7 +54,7 @@ def main(n_draws=200, n=200, n_resamples=499):
             hits["dkw"] += (lo <= truth + 1e-12) & (truth <= hi + 1e-12)
             width["dkw"] += hi - lo
             for kind in ("basic", "percentile"):
-                lo, hi, _ = _bootstrap(
+                draws = _bootstrap(
                     resampler,
                     specs,
                     confidence_level=0.95,
@@ -60,7 +62,7 @@ def main(n_draws=200, n=200, n_resamples=499):
                     bootstrap_method=kind,
                     rng=_generator(seed),
                 )
-                lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
+                lo, hi = np.clip(draws.low, 0, 1), np.clip(draws.high, 0, 1)
                 hits[kind] += (lo <= truth + 1e-12) & (truth <= hi + 1e-12)
                 width[kind] += hi - lo
         elapsed = time.perf_counter() - start

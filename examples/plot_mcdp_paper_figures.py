@@ -76,7 +76,9 @@ if plt is not None:
 
     fig, ax = plt.subplots(figsize=(7, 5))
     handles = []
-    for k, method in enumerate(methods):
+    # Zhang's projected update is not in the paper's figure, and its points
+    # (printed above) lie far to the left: leave it out of the plot.
+    for k, method in enumerate(m for m in methods if m != "AdvDebias (Zhang)"):
         table = figure3(method)
         display = FairnessTradeoffDisplay(
             performance=table[("mean", "AP")].to_numpy(),

@@ -167,57 +167,64 @@ def support_sizes(steps, a, b):
     return np.diff(steps.bounds)[a] + np.diff(steps.bounds)[b] + 2
 
 
-def merged_supports(steps, a, b):
-    """The merged supports of pairs ``(a[i], b[i])``, laid end to end.
+def merged_gaps(steps, a, b):
+    """The gaps of pairs ``(a[i], b[i])`` on their merged supports, end to end.
 
-    Returns ``(starts, points)``: segment ``i`` is
-    ``points[starts[i]:starts[i + 1]]``, the increasing point indices where
-    ``F_a`` or ``F_b`` steps, with the first and last point.
+    Returns ``(starts, points, keys, gap)``: segment ``i`` is
+    ``starts[i]:starts[i + 1]``; ``points`` are the increasing point indices
+    where ``F_a`` or ``F_b`` steps, with the first and last point; ``keys``
+    are ``i * stride + points``; ``gap`` is ``F_a - F_b`` there (the exact
+    numerator with ``steps.exact``). Each segment is laid out as the first
+    point, ``a``'s steps, ``b``'s steps and the last point, then merged by a
+    stable sort (two sorted runs: linear time); each CDF is carried forward
+    from its last step.
     """
     bounds, n_pairs = steps.bounds, a.shape[0]
     la, lb = np.diff(bounds)[a], np.diff(bounds)[b]
-    ends = np.full(2 * n_pairs, steps.n_points - 1, dtype=np.int64)
-    ends[::2] = 0
-    seg = np.arange(n_pairs, dtype=np.int64)
-    keys = np.concatenate(
-        (
-            np.repeat(seg, la) * steps.stride + steps.points[_ranges(bounds[a], la)],
-            np.repeat(seg, lb) * steps.stride + steps.points[_ranges(bounds[b], lb)],
-            np.repeat(seg, 2) * steps.stride + ends,
-        )
-    )
-    keys.sort()
-    distinct = np.ones(keys.shape[0], dtype=bool)
-    distinct[1:] = keys[1:] != keys[:-1]
-    keys = keys[distinct]
-    owner = keys // steps.stride
-    starts = np.searchsorted(owner, np.arange(n_pairs + 1))
-    return starts, keys - owner * steps.stride, keys
-
-
-def _pair_of_segment(starts, a, b):
-    lengths = np.diff(starts)
-    return np.repeat(a, lengths), np.repeat(b, lengths)
+    size = la + lb + 2
+    first = np.r_[0, np.cumsum(size)]
+    total = int(first[-1])
+    last = first[1:] - 1
+    at_a, at_b = _ranges(first[:-1] + 1, la), _ranges(first[:-1] + 1 + la, lb)
+    from_a, from_b = _ranges(bounds[a], la), _ranges(bounds[b], lb)
+    points = np.empty(total, dtype=np.int64)
+    points[first[:-1]], points[last] = 0, steps.n_points - 1
+    points[at_a], points[at_b] = steps.points[from_a], steps.points[from_b]
+    keys = np.repeat(np.arange(n_pairs, dtype=np.int64), size) * steps.stride
+    keys += points
+    order = np.argsort(keys, kind="stable")
+    keys, points = keys[order], points[order]
+    sides = []
+    for at, source, group in ((at_a, from_a, a), (at_b, from_b, b)):
+        step = np.full(total, -2, dtype=np.int64)  # -2: carried forward
+        step[first[:-1]] = -1  # the first point: CDF 0
+        step[last] = bounds[group + 1] - 1  # the last point: the total
+        step[at] = source
+        step = step[order]
+        known = np.where(step > -2, np.arange(total), 0)
+        step = step[np.maximum.accumulate(known)]
+        sides.append(np.where(step >= 0, steps.values[step], 0))
+    # one entry per point: the last of equal keys has every step at the point
+    keep = np.ones(total, dtype=bool)
+    keep[:-1] = keys[1:] != keys[:-1]
+    fa, fb = sides[0][keep], sides[1][keep]
+    keys, points = keys[keep], points[keep]
+    starts = np.searchsorted(keys, np.arange(n_pairs + 1) * steps.stride)
+    if steps.exact:
+        gap = fa * np.repeat(steps.totals[b], np.diff(starts))
+        gap -= fb * np.repeat(steps.totals[a], np.diff(starts))
+    else:
+        gap = fa - fb
+    return starts, points, keys, gap
 
 
 def pairs_max_gap(steps, a, b):
     """MCDP(0) of every pair: ``max |F_a - F_b|`` over the pair's steps."""
     out = np.empty(a.shape[0])
-    bounds = steps.bounds
-    for s in _batches(support_sizes(steps, a, b) - 2):
-        pa, pb = a[s], b[s]
-        la, lb = np.diff(bounds)[pa], np.diff(bounds)[pb]
-        # each segment: a's steps, then b's steps (no merge needed for a max)
-        lengths = la + lb
-        points = np.empty(int(lengths.sum()), dtype=np.int64)
-        starts = np.r_[0, np.cumsum(lengths)]
-        in_a = _ranges(starts[:-1], la)
-        in_b = _ranges(starts[:-1] + la, lb)
-        points[in_a] = steps.points[_ranges(bounds[pa], la)]
-        points[in_b] = steps.points[_ranges(bounds[pb], lb)]
-        ga, gb = np.repeat(pa, lengths), np.repeat(pb, lengths)
-        magnitude = np.abs(steps.gap(ga, gb, points))
-        out[s] = np.maximum.reduceat(magnitude, starts[:-1]) / steps.scale(pa, pb)
+    for s in _batches(support_sizes(steps, a, b)):
+        starts, _, _, gap = merged_gaps(steps, a[s], b[s])
+        magnitude = np.abs(gap)
+        out[s] = np.maximum.reduceat(magnitude, starts[:-1]) / steps.scale(a[s], b[s])
     return out
 
 
@@ -225,12 +232,11 @@ def pairs_abcc(steps, a, b, padded):
     """ABCC of every pair: ``sum |F_a - F_b| * (next point - point)``."""
     out = np.empty(a.shape[0])
     for s in _batches(support_sizes(steps, a, b)):
-        starts, points, _ = merged_supports(steps, a[s], b[s])
-        ga, gb = _pair_of_segment(starts, a[s], b[s])
+        starts, points, _, gap = merged_gaps(steps, a[s], b[s])
         width = np.zeros(points.shape[0])
         width[:-1] = padded[points[1:]] - padded[points[:-1]]
         width[starts[1:] - 1] = 0.0  # the last point of each segment
-        area = np.abs(steps.gap(ga, gb, points)) * width
+        area = np.abs(gap) * width
         out[s] = [area[lo:hi].sum() for lo, hi in zip(starts[:-1], starts[1:])]
     return out
 
@@ -240,9 +246,8 @@ def pairs_mcdp(steps, a, b, plan):
     n_left, ends = plan
     out = np.empty(a.shape[0])
     for s in _batches(support_sizes(steps, a, b)):
-        starts, points, keys = merged_supports(steps, a[s], b[s])
-        ga, gb = _pair_of_segment(starts, a[s], b[s])
-        magnitude = np.abs(steps.gap(ga, gb, points))
+        starts, points, keys, gap = merged_gaps(steps, a[s], b[s])
+        magnitude = np.abs(gap)
         # the last support point of each window, within the segment
         stop = np.searchsorted(keys, keys - points + ends[points], side="right") - 1
         best = _max_window_min(magnitude, stop, starts)

@@ -1,16 +1,26 @@
 """Confidence intervals and tests of "no disparity" for the distribution metrics.
 
-Two kinds of interval for ΔDP, ABCC, ABPC and MCDP(ε):
+Intervals for ΔDP, ABCC, ABPC and MCDP(ε), :func:`metric_confidence_interval`:
 
-* a **stratified bootstrap** (:func:`scipy.stats.bootstrap`, each group
-  resampled on its own, so every resample keeps the group sizes);
+* the default, ``method="auto"``, valid for every true value (0 included),
+  ties and several groups: **Welch** (ΔDP_c) and **Newcombe** (ΔDP_b^t),
+  closed forms folded to the absolute gap and Bonferroni-corrected over
+  pairs (:mod:`._intervals`), and for MCDP(ε), ABCC and ABPC a **bootstrap
+  simultaneous band** of the centred CDF (density) gap, in the norm in which
+  the metric is 1-Lipschitz (:mod:`._bands`);
+* a plain **stratified bootstrap** of the metric
+  (:func:`scipy.stats.bootstrap`, each group resampled on its own), which
+  under-covers these non-smooth metrics, kept by name;
 * a **distribution-free DKW interval** for the metrics that are functionals
   of the group CDFs (MCDP(ε), ABCC, ΔDP), from the Dvoretzky–Kiefer–Wolfowitz
   inequality with Massart's constant.
 
-and one test: a permutation test of any distribution metric
-(:func:`scipy.stats.permutation_test`, group labels permuted), with the exact
-two-sample Kolmogorov–Smirnov p-value for MCDP(0) of two groups.
+Tests, :func:`disparity_test`: a permutation test of any distribution metric
+(:func:`scipy.stats.permutation_test`, group labels permuted), the exact
+two-sample Kolmogorov–Smirnov p-value for MCDP(0) of two groups, and Welch /
+Alexander–Govern and chi-square / Fisher tests for ΔDP.
+
+Measured coverage: ``benchmarks/bench_coverage.py`` and the user guide.
 
 Speed
 -----
@@ -20,7 +30,10 @@ scores. The sort-based metrics (ΔDP, ABCC, MCDP) are therefore evaluated on
 every resample from *one* sort: scipy draws the resamples of the sample
 indices, and each resample becomes weights (bootstrap) or group codes
 (permutation) along the sorted scores, followed by a linear pass (weighted
-ECDF gaps). ABPC, a kernel density estimate, is recomputed on each resample.
+ECDF gaps). The bands are vectorised over resamples and pairs the same way
+(:mod:`._bands`). ABPC, a kernel density estimate, is recomputed on each
+resample by the plain bootstrap; the band bins the data once and convolves
+every resample's weights with the data's kernels.
 """
 
 from __future__ import annotations

@@ -52,6 +52,8 @@ XSCALES = ("auto", "linear", "logit", "log")
 CONCENTRATED_SHARE = 0.5
 EXTREME = 0.1
 _SCALE_NAMES = {"logit": "logit scale", "log": "log scale"}
+_TINY = 1e-6  # a logit axis spans at most [1e-6, 1 - 1e-6]
+_TAIL = 0.005  # and the central 99 % of the scores (the rest at its edges)
 
 
 def check_matplotlib_support(caller):
@@ -406,8 +408,10 @@ def score_limits(scale, values):
 
     On the linear scale, ``[0, 1]`` for scores in [0, 1], else the range
     padded by 5 %. On a logit (log) axis, where 0 and 1 (0) cannot be drawn,
-    the range of the scores strictly inside (0, 1) (above 0), padded by 5 %
-    of its logit (log) width; scores outside it are drawn at the edge.
+    the range of the central 99 % of the scores strictly inside (0, 1)
+    (above 0), at most 10⁻⁶ to 1 - 10⁻⁶ (six decades below the largest),
+    padded by 5 % of its logit (log) width; a few outlying scores (and 0 and
+    1) are drawn at the edge, so the axis shows where the mass is.
     """
     values = np.asarray(values, dtype=np.float64)
     low, high = float(values.min()), float(values.max())
@@ -422,7 +426,12 @@ def score_limits(scale, values):
     else:
         inner = values[values > 0]
         forward, backward = np.log10, _exp10
-    a, b = forward(float(inner.min())), forward(float(inner.max()))
+    lo, hi = np.quantile(inner, [_TAIL, 1.0 - _TAIL])
+    if scale == "logit":
+        lo, hi = max(lo, _TINY), min(hi, 1.0 - _TINY)
+    else:
+        lo = max(lo, _TINY * hi)
+    a, b = forward(float(lo)), forward(float(hi))
     pad = 0.05 * (b - a) or 0.5
     left, right = float(backward(a - pad)), float(backward(b + pad))
     if scale == "log" and high <= 1.0:
@@ -437,7 +446,10 @@ def _exp10(z):
 def set_score_axis(ax, scale, limits, label):
     """Put the score axis on ``scale`` with ``limits``; the label names the scale."""
     if scale == "logit":
+        from matplotlib.ticker import LogitLocator
+
         ax.set_xscale("logit", one_half="0.5", nonpositive="clip")
+        ax.xaxis.set_major_locator(LogitLocator(nbins=6))  # labels do not touch
     elif scale == "log":
         ax.set_xscale("log", nonpositive="clip")
     if scale in _SCALE_NAMES:

@@ -286,7 +286,7 @@ def interval_method_text(report):
     if "interval" in m and m["interval"].notna().any():
         names = ", ".join(sorted({str(v) for v in m["interval"].dropna() if v}))
         parts.append(f"{level} intervals by method ({names}; see the metrics table)")
-    elif report.engine != "dask":
+    if report.engine != "dask" and "bootstrap_low" in m:
         parts.append(
             f"{level} bootstrap intervals ('basic', {report.n_resamples} "
             "resamples, each group resampled on its own)"

@@ -280,3 +280,25 @@ def test_grid_search_with_fairest_within(penalty):
     results = search.cv_results_
     assert results["mean_test_mcdp"][search.best_index_] > results["mean_test_mcdp"][0]
     assert clone(search.best_estimator_).penalty == penalty
+
+
+def test_backward_with_dropout_matches_finite_differences():
+    # the same dropout masks on every call (same seed): the scaled mask is
+    # part of the function, and the backward pass must scale by it too
+    coefs, intercepts, X, y, _, rng = _net(seed=6)
+    w = np.full(y.size, 1.0 / y.size)
+
+    def run():
+        z, cache = forward(
+            coefs,
+            intercepts,
+            X,
+            dtype=np.float64,
+            rng=np.random.RandomState(0),
+            dropout=0.5,
+        )
+        loss = float(w @ (np.logaddexp(0.0, z) - y * z))
+        return loss, backward(coefs, cache, w * (expit(z) - y))
+
+    _, grads = run()
+    _check_gradient(lambda: run()[0], coefs + intercepts, grads, rng)

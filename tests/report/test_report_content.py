@@ -274,6 +274,13 @@ def test_interval_columns_of_the_intervals_engineer_are_shown(report):
     assert header[2:4] == ["95% CI", "method"]
     assert rows[0][2:4] == ["[0.0100, 0.9900]", "studentized"]
     header, rows = metrics_rows(report)
+    if "interval" in report.metrics:  # the intervals engineer's default
+        assert rows[0][3] == report.metrics["interval"].iloc[0]
+    else:
+        assert rows[0][3] == "bootstrap"
+    no_main = fake.metrics.drop(columns=["low", "high", "interval"], errors="ignore")
+    fake.metrics = no_main
+    header, rows = metrics_rows(fake)
     assert rows[0][3] == "bootstrap"
 
 
