@@ -319,6 +319,30 @@ ESTIMATORS = {
 }
 
 
+def test_mcdp_curve_display_names_each_attribute_of_any_frame(data):
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    from skfair.plotting import MCDPCurveDisplay
+
+    frame, reference, _ = data
+    scores = np.linspace(0.0, 1.0, len(reference))
+    curves = {}
+    for key, sensitive in (("got", frame), ("expected", reference)):
+        display = MCDPCurveDisplay.from_predictions(
+            None,
+            scores,
+            sensitive_features=sensitive[["sex", "race"]],
+            by_attribute=True,
+            min_group_size=1,
+        )
+        curves[key] = [(k, ln.get_ydata()) for k, ln in display.lines_.items()]
+        plt.close(display.figure_)
+    assert [name for name, _ in curves["got"]] == ["sex", "race"]
+    for (_, got), (_, expected) in zip(curves["got"], curves["expected"]):
+        np.testing.assert_array_equal(got, expected)
+
+
 @pytest.mark.parametrize("name", list(ESTIMATORS))
 def test_estimators_fit_and_predict_on_any_frame(data, name):
     if name == "FairGBMClassifier":

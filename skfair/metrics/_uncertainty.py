@@ -473,7 +473,9 @@ class _Resampler:
         for spec in fast:
             agg = spec.options.get("agg", "max")
             exact = spec.options.get("method", "exact") == "exact"
-            if agg == "max" and exact and spec.metric in ("abcc", "mcdp"):
+            # a group of total weight 0 (NaN CDF) takes every pair, as before
+            defined = all((steps.totals > 0).all() for steps, _ in cdfs)
+            if agg == "max" and exact and defined and spec.metric in ("abcc", "mcdp"):
                 results[spec] = max(
                     self._pair_max(spec, steps, *_pair_codes(grouping))
                     for grouping, (steps, _) in zip(self.groupings, cdfs)

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import mcdp_curve
-from ..utils import check_sensitive_features
+from ..utils import check_sensitive_features, to_pandas
 from ._base import (
     _FairnessDisplayMixin,
     display_from_estimator,
@@ -18,6 +18,7 @@ DEFAULT_EPSILONS = np.linspace(0.0, 0.2, 41)
 
 def _attribute_columns(sensitive_features):
     """``[(name, column)]``: each attribute of ``sensitive_features`` alone."""
+    sensitive_features = to_pandas(sensitive_features)  # any dataframe library
     names = check_sensitive_features(sensitive_features).names
     if isinstance(sensitive_features, pd.DataFrame):
         return [(n, sensitive_features.iloc[:, k]) for k, n in enumerate(names)]
