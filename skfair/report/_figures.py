@@ -160,7 +160,8 @@ def threshold_disparity_figure(report, ax, context):
     value = float(display.disparity[np.searchsorted(display.thresholds, t)])
     ax.axvline(t, color="0.4", linestyle="--", linewidth=1)
     ax.plot([t], [value], "s", color="0.2", markersize=6, zorder=4)
-    _note(ax, f"{_DISPARITY} at t = {t:g}: {value:.4f}", (t, value), dy=14)
+    # below the curve: the Display's MCDP(0) note sits above it
+    _note(ax, f"{_DISPARITY} at t = {t:g}: {value:.4f}", (t, value), dy=-14)
     caption = (
         "The gap in positive rate between groups, ΔDP, for every decision "
         "threshold t; the circle is its maximum, MCDP(0), the square the "
@@ -221,7 +222,7 @@ def tradeoff_figure(report, ax, context):
 
 
 def _note(ax, text, xy, *, dy):
-    """A boxed note ``dy`` points above ``xy``, on the side with more room."""
+    """A boxed note ``dy`` points above ``xy`` (below if negative), roomier side."""
     display = ax.transData.transform(xy)
     right = ax.transAxes.inverted().transform(display)[0] < 0.6
     ax.annotate(
@@ -230,7 +231,7 @@ def _note(ax, text, xy, *, dy):
         xytext=(8 if right else -8, dy),
         textcoords="offset points",
         ha="left" if right else "right",
-        va="bottom",
+        va="bottom" if dy >= 0 else "top",
         fontsize="small",
         bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.9},
         zorder=5,

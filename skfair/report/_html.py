@@ -35,6 +35,7 @@ _CSS = """
 .skfair-audit .verdict p { margin: 4px 0; }
 .skfair-audit .verdict { background: #f6f8fa; border-left: 4px solid #0969da;
   padding: 10px 14px; margin: 12px 0; }
+.skfair-audit .table-wrap { max-width: 100%; overflow-x: auto; }
 .skfair-audit table { border-collapse: collapse; margin: 6px 0 10px;
   font-size: 0.92em; }
 .skfair-audit th, .skfair-audit td { border: 1px solid #d0d7de; padding: 4px 9px; }
@@ -73,7 +74,9 @@ def _html_table(header, rows, numeric=None):
         + "</tr>"
         for row in rows
     )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    # a wide table scrolls on its own instead of widening the whole page
+    return f'<div class="table-wrap">{table}</div>'
 
 
 def _figures_html(report):
