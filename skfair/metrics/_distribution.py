@@ -297,13 +297,28 @@ def abpc(
             )
             kde = _direct_kde if use_direct else binned_kde
             densities.append(kde(x, w, bandwidth, grid))
-        per_grouping.append(
-            [
-                float(np.trapezoid(np.abs(densities[a] - densities[b]), grid))
-                for a, b in pairs_of(grouping)
-            ]
-        )
+        per_grouping.append(_pairs_l1(np.stack(densities), pairs_of(grouping), grid))
     return aggregate(per_grouping, agg)
+
+
+# density cells (pairs x grid points) of one vectorised block of pairs
+_PAIR_BLOCK_CELLS = 1 << 21
+
+
+def _pairs_l1(densities, pairs, grid):
+    """The trapezoid integral of ``|f_a - f_b|`` of every pair, block by block.
+
+    Row by row the same sums as one ``np.trapezoid`` per pair (a reduction
+    along a contiguous last axis), without a Python loop over the pairs.
+    """
+    a, b = (np.array(side, dtype=np.intp) for side in zip(*pairs))
+    step = max(1, _PAIR_BLOCK_CELLS // max(grid.shape[0], 1))
+    out = np.empty(a.shape[0])
+    for start in range(0, a.shape[0], step):
+        block = slice(start, start + step)
+        gaps = np.abs(densities[a[block]] - densities[b[block]])
+        out[block] = np.trapezoid(gaps, grid, axis=1)
+    return out.tolist()
 
 
 def _area_between(pair, slab=1 << 16):

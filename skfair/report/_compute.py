@@ -35,9 +35,9 @@ _RATES = {
 # columns otherwise, whatever they are)
 _COLUMNS = [
     "value",
-    "bootstrap_low",
-    "bootstrap_high",
-    "bootstrap_se",
+    "low",
+    "high",
+    "interval",
     "dkw_low",
     "dkw_high",
     "pvalue",
@@ -300,9 +300,15 @@ def metrics_table(scores, sensitive_features, settings, resampling, keep, checke
         "combine": settings["combine"],
         "confidence_level": settings["confidence_level"],
         "min_group_size": keep,
+        # the default intervals only: the old bootstrap is not reported
+        "legacy_bootstrap": False,
         **resampling,
     }
     inferred = _infer(scores, sensitive_features, defined, options)
+    for row in inferred.values():
+        if isinstance(row, dict):
+            for legacy in ("bootstrap_low", "bootstrap_high", "bootstrap_se"):
+                row.pop(legacy, None)
     rows = [r for r in inferred.values() if isinstance(r, dict)]
     columns = list(dict.fromkeys(k for row in rows for k in row)) or _COLUMNS
     out = []

@@ -39,9 +39,9 @@ _LEFT_OUT_ON_DASK = {
     "engine": "dask",
 }
 _EMPTY_ROW = dict.fromkeys(
-    ("value", "bootstrap_low", "bootstrap_high", "bootstrap_se", "dkw_low", "dkw_high"),
+    ("value", "low", "high", "dkw_low", "dkw_high"),
     float("nan"),
-) | {"pvalue": float("nan"), "test": ""}
+) | {"interval": "", "pvalue": float("nan"), "test": ""}
 _EMPTY_ROW |= {"undefined_reason": None, "inference_error": None}
 
 
@@ -190,6 +190,12 @@ def _metrics(y_score, common, compared, summary, details, report):
                 per_pair = None
         row["value"] = value
         row["dkw_low"], row["dkw_high"] = _dkw_interval(value, per_pair, slack)
+        # on Dask the distribution-free interval is the report's interval
+        row["low"], row["high"], row["interval"] = (
+            row["dkw_low"],
+            row["dkw_high"],
+            "dkw",
+        )
     return pd.DataFrame(out).set_index("key")
 
 

@@ -279,22 +279,36 @@ def interval_of(report, row):
     return math.nan, math.nan, None
 
 
+_INTERVAL_METHODS = {
+    "welch": "Welch (normal theory for the gap in means, folded to its absolute "
+    "value; Bonferroni over pairs of groups)",
+    "newcombe": "Newcombe's hybrid score interval for a difference of two "
+    "proportions (folded; Bonferroni over pairs of groups)",
+    "band": "a bootstrap band of the centred gap between the groups' CDFs "
+    "(densities for ABPC), simultaneous over pairs of groups",
+    "dkw": "the distribution-free DKW band (guaranteed coverage, wider)",
+}
+
+
 def interval_method_text(report):
     level = f"{100 * report.confidence_level:g}%"
     m = report.metrics
     parts = []
     if "interval" in m and m["interval"].notna().any():
-        names = ", ".join(sorted({str(v) for v in m["interval"].dropna() if v}))
-        parts.append(f"{level} intervals by method ({names}; see the metrics table)")
-    if report.engine != "dask" and "bootstrap_low" in m:
+        used = sorted({str(v) for v in m["interval"].dropna() if v})
+        described = [f"{name}: {_INTERVAL_METHODS.get(name, name)}" for name in used]
+        parts.append(f"{level} intervals by method ({'; '.join(described)})")
+        if "band" in used and report.engine != "dask":
+            parts.append(
+                f"the band uses {report.n_resamples} resamples, each group "
+                "resampled on its own; an interval starts at 0 when the test "
+                "cannot reject “no disparity” (coverage measured in "
+                "benchmarks/bench_coverage.py)"
+            )
+    if "dkw_low" in m and "interval" in m and report.engine != "dask":
         parts.append(
-            f"{level} bootstrap intervals ('basic', {report.n_resamples} "
-            "resamples, each group resampled on its own)"
-        )
-    if "dkw_low" in m:
-        parts.append(
-            "DKW intervals (distribution-free, guaranteed coverage, wider; not "
-            "for ABPC)"
+            "DKW intervals beside them (distribution-free, guaranteed coverage, "
+            "wider; not for ABPC)"
         )
     return "Disparity metrics: " + ("; ".join(parts) or "no intervals") + "."
 

@@ -404,3 +404,25 @@ def test_public_vocabulary():
     assert "min_group_size" in inspect.signature(m.hfm).parameters
     dr = inspect.signature(m.discriminative_risk).parameters
     assert {"sample_weight", "min_group_size", "privileged"} <= set(dr)
+
+
+def test_abpc_of_many_groups_is_the_worst_pair_computed_alone():
+    # the pairs are integrated in vectorised blocks: each pair's value must be
+    # the one of the two groups on their own (each group's density depends
+    # only on its own scores)
+    rng = np.random.default_rng(11)
+    groups = np.repeat(np.arange(7), 60)
+    scores = rng.beta(2 + groups % 3, 3, groups.shape[0])
+    alone = [
+        abpc(
+            None,
+            scores[(groups == a) | (groups == b)],
+            sensitive_features=groups[(groups == a) | (groups == b)],
+            min_group_size=1,
+        )
+        for a in range(7)
+        for b in range(a + 1, 7)
+    ]
+    both = {"sensitive_features": groups, "min_group_size": 1}
+    assert abpc(None, scores, **both) == max(alone)
+    assert abpc(None, scores, agg="mean", **both) == pytest.approx(np.mean(alone))

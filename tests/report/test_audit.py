@@ -65,7 +65,10 @@ def test_metric_values_are_the_public_metrics(data, report):
     assert m.loc["mcdp@0.05", "value"] == mcdp(
         None, y_score, sensitive_features=s, epsilon=0.05
     )
-    assert (m["bootstrap_low"] <= m["bootstrap_high"]).all()
+    # the default intervals (infer_metrics' low/high) contain the value
+    assert (m["low"] <= m["value"]).all() and (m["value"] <= m["high"]).all()
+    assert set(m["interval"]) <= {"band", "welch", "newcombe"}
+    assert not any(c.startswith("bootstrap") for c in m.columns)
     dkw = m.drop(index="abpc")
     assert (dkw["dkw_low"] <= dkw["value"]).all()
     assert (dkw["value"] <= dkw["dkw_high"]).all()

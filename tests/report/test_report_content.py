@@ -69,7 +69,7 @@ def test_an_undefined_metric_is_reported_and_the_audit_goes_on():
         # an interval, or the reason there is none (a resampling engine may
         # need two samples per group)
         row = report.metrics.loc[key]
-        assert np.isfinite(row["bootstrap_low"]) or row["inference_error"]
+        assert np.isfinite(row["low"]) or row["inference_error"]
     out = report.to_dict()
     abpc_row = next(r for r in out["metrics"] if r["key"] == "abpc")
     assert (
@@ -255,6 +255,7 @@ def test_headline_leads_with_the_threshold_facts(report):
     assert 2 <= len(out["plain_summary"]) <= 7
     methods = " ".join(out["methods"])
     assert "Wilson" in methods and "19 resamples" in methods
+    assert "Newcombe" in methods and "Welch" in methods
     assert "smallest p-value is 1/(19 + 1) = 0.05" in methods
     assert "Left out: nothing." in methods
 
@@ -274,14 +275,12 @@ def test_interval_columns_of_the_intervals_engineer_are_shown(report):
     assert header[2:4] == ["95% CI", "method"]
     assert rows[0][2:4] == ["[0.0100, 0.9900]", "studentized"]
     header, rows = metrics_rows(report)
-    if "interval" in report.metrics:  # the intervals engineer's default
-        assert rows[0][3] == report.metrics["interval"].iloc[0]
-    else:
-        assert rows[0][3] == "bootstrap"
-    no_main = fake.metrics.drop(columns=["low", "high", "interval"], errors="ignore")
+    assert rows[0][3] == report.metrics["interval"].iloc[0]
+    # without the main interval, the DKW one is shown as the interval
+    no_main = fake.metrics.drop(columns=["low", "high", "interval"])
     fake.metrics = no_main
     header, rows = metrics_rows(fake)
-    assert rows[0][3] == "bootstrap"
+    assert rows[0][3] == "DKW"
 
 
 # -- 19.4: the trade-off in the report -------------------------------------------------
