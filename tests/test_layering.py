@@ -4,8 +4,9 @@
 inprocessing} <- plotting <- report <- _cli``; ``datasets`` uses only
 ``utils``. Within the middle layer a subpackage may use another (the
 comparison harness in ``model_selection`` trains the ``ensemble``
-estimators) as long as there is no circle. Read from the source (every ``import``, at module level or inside
-a function), so a lazy import cannot hide a circle.
+estimators) as long as there is no circle. Read from the source (every
+``import``, at module level or inside a function), so a lazy import cannot
+hide a circle.
 """
 
 import ast
@@ -150,7 +151,7 @@ def _code_lines(node):
     return lines
 
 
-@pytest.mark.parametrize("rel,tree", list(_modules()), ids=lambda v: str(v))
+@pytest.mark.parametrize(("rel", "tree"), list(_modules()), ids=lambda v: str(v))
 def test_no_function_over_80_lines(rel, tree):
     long = [
         f"{node.name} ({_code_lines(node)} lines)"

@@ -1,8 +1,9 @@
 """Fairness metrics on scores and predictions, and the scorers built on them.
 
 Distribution-level demographic parity (ΔDP, ABCC, ABPC, MCDP), the HFM
-manifold measure, group gaps and discriminative risk, confidence intervals and tests. Every metric returns a
-float where lower is fairer; every scorer returns the negated metric.
+manifold measure, group gaps and discriminative risk, confidence intervals
+and tests. Every metric returns a float where lower is fairer; every scorer
+returns the negated metric.
 """
 
 from ._discriminative_risk import discriminative_risk

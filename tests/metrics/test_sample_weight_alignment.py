@@ -57,7 +57,7 @@ def test_aligned_weights_with_array_scores_are_accepted(data):
 
 
 def test_group_gaps(data):
-    scores, groups, weights, shuffled = data
+    scores, groups, _, shuffled = data
     y_pred = (scores > 0.5).astype(int)
     with pytest.raises(ValueError, match=MISMATCH):
         demographic_parity_gap(
