@@ -1,9 +1,11 @@
 """The ``skfair`` command line: one module per subcommand.
 
-Each subcommand module ``skfair._cli._<name>`` exposes ``add_parser(subparsers)``
-(adds and returns its subparser) and ``run(args, parser)`` (runs the parsed
-command and returns the exit status; ``parser`` is the subcommand's parser, for
-argument errors found after parsing). Registering a subcommand is one entry in
+Each subcommand module ``skfair._cli._<name>`` exposes ``HELP`` (its line in
+``skfair --help``), ``DESCRIPTION`` (the text of ``skfair <name> --help``),
+``add_arguments(parser)`` (adds its arguments to its subparser) and
+``run(args, parser)`` (runs the parsed command and returns the exit status;
+``parser`` is the subcommand's parser, for argument errors found after
+parsing). Registering a subcommand is one entry in
 :data:`SUBCOMMANDS`; the argument types they share are defined here.
 """
 
@@ -86,7 +88,13 @@ def build_parser():
     commands.required = True
     for name in SUBCOMMANDS:
         module = importlib.import_module(f"skfair._cli._{name}")
-        sub = module.add_parser(commands)
+        sub = commands.add_parser(
+            name,
+            help=module.HELP,
+            description=module.DESCRIPTION,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        module.add_arguments(sub)
         sub.set_defaults(_run=module.run, _parser=sub)
     return parser
 

@@ -10,7 +10,6 @@ exit status 2; progress and warnings go to stderr, one line each.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import inspect
 import os
@@ -75,7 +74,8 @@ _CONTINUOUS = re.compile(
     r"distinct values in (?P<n_samples>\d+) samples"
 )
 
-AUDIT_DESCRIPTION = """\
+HELP = "write a fairness report (HTML) of a model's scores"
+DESCRIPTION = """\
 Audit the fairness of a binary classifier's scores: per-group rates at the
 decision threshold, the distribution metrics ΔDP, ABCC, ABPC and MCDP(ε) with
 confidence intervals and p-values of "no disparity", where MCDP is attained,
@@ -198,8 +198,8 @@ def _add_audit_arguments(parser):
     )
 
 
-def add_parser(subparsers):
-    """Add the ``audit`` subcommand to ``subparsers``; return its parser.
+def add_arguments(parser):
+    """Add the ``audit`` subcommand's arguments to its ``parser``.
 
     Examples
     --------
@@ -210,16 +210,9 @@ def add_parser(subparsers):
     >>> args.dataset, args.bins, args.threshold, args.output
     ('german_credit', [('age', 4)], 0.5, 'report.html')
     """
-    parser = subparsers.add_parser(
-        "audit",
-        help="write a fairness report (HTML) of a model's scores",
-        description=AUDIT_DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
     _add_input_arguments(parser)
     _add_group_arguments(parser)
     _add_audit_arguments(parser)
-    return parser
 
 
 def _columns(path, kind, parser):

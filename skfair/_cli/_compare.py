@@ -81,7 +81,8 @@ CV_GROUP_ERROR = (
     "{which} {attribute} samples; use fewer folds"
 )
 
-COMPARE_DESCRIPTION = """\
+HELP = "reproduce the HFM paper's comparison table on a bundled data set"
+DESCRIPTION = """\
 Reproduce the HFM paper's comparison of ensemble learners on a bundled data
 set: Bagging, AdaBoost and LightGBM, FairGBM with FPR, FNR and FPR,FNR
 constraints and AdaFair (7 members each by default, other parameters at the
@@ -146,8 +147,13 @@ def _learners(text):
     return [LEARNERS[name] for name in names]
 
 
-def add_parser(subparsers):
-    """Add the ``compare`` subcommand to ``subparsers``; return its parser.
+def _integer(minimum, *, default, metavar):
+    """The ``add_argument`` keywords of an integer option ``>= minimum``."""
+    return {"type": integer_type(minimum), "default": default, "metavar": metavar}
+
+
+def add_arguments(parser):
+    """Add the ``compare`` subcommand's arguments to its ``parser``.
 
     Examples
     --------
@@ -156,16 +162,9 @@ def add_parser(subparsers):
     >>> args.dataset, args.cv, args.learners
     ('adult', 5, None)
     """
-    compare = subparsers.add_parser(
-        "compare",
-        help="reproduce the HFM paper's comparison table on a bundled data set",
-        description=COMPARE_DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    _add_data_arguments(compare)
-    _add_protocol_arguments(compare)
-    _add_output_arguments(compare)
-    return compare
+    _add_data_arguments(parser)
+    _add_protocol_arguments(parser)
+    _add_output_arguments(parser)
 
 
 def _add_data_arguments(parser):
@@ -194,9 +193,7 @@ def _add_data_arguments(parser):
     )
     group.add_argument(
         "--n-estimators",
-        type=integer_type(1),
-        default=7,
-        metavar="N",
+        **_integer(1, default=7, metavar="N"),
         help="members of every ensemble (default: 7, the paper's)",
     )
 
@@ -205,9 +202,7 @@ def _add_protocol_arguments(parser):
     group = parser.add_argument_group("protocol")
     group.add_argument(
         "--cv",
-        type=integer_type(2),
-        default=5,
-        metavar="K",
+        **_integer(2, default=5, metavar="K"),
         help="number of stratified cross-validation folds (default: 5)",
     )
     group.add_argument(

@@ -240,11 +240,11 @@ def threshold_tradeoff(
     Examples
     --------
     >>> import numpy as np
-    >>> from skfair.model_selection import threshold_tradeoff
     >>> rng = np.random.default_rng(0)
     >>> group = rng.integers(0, 2, 2000)
     >>> y = (rng.random(2000) < 0.05 + 0.03 * group).astype(int)
     >>> score = 1 / (1 + np.exp(-(rng.normal(-3, 1, 2000) + 2 * y + 0.5 * group)))
+    >>> from skfair.model_selection import threshold_tradeoff
     >>> result = threshold_tradeoff(y, score, sensitive_features=group)
     >>> result.performance, round(result.performance_value, 3)
     ('balanced_accuracy', 0.81)

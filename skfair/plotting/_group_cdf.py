@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 
+from ..utils import store_params
 from ._base import (
     _FairnessDisplayMixin,
     annotate_beside,
@@ -129,11 +130,7 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
     """
 
     def __init__(self, *, ecdfs, mcdp_result, attribute=None, counts=None, name=None):
-        self.ecdfs = ecdfs
-        self.mcdp_result = mcdp_result
-        self.attribute = attribute
-        self.counts = counts
-        self.name = name
+        store_params(self, locals())
 
     @shared_doc
     def plot(

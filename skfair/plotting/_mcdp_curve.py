@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import mcdp_curve
-from ..utils import check_sensitive_features, to_pandas
+from ..utils import check_sensitive_features, store_params, to_pandas
 from ._base import (
     _FairnessDisplayMixin,
     display_from_estimator,
@@ -82,9 +82,7 @@ class MCDPCurveDisplay(_FairnessDisplayMixin):
     """
 
     def __init__(self, *, epsilons, curves, name=None):
-        self.epsilons = epsilons
-        self.curves = curves
-        self.name = name
+        store_params(self, locals())
 
     def plot(self, ax=None, *, name=None, line_kwargs=None):
         """Draw the curves.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..utils import store_params
 from ._base import (
     EXTREME,
     _FairnessDisplayMixin,
@@ -146,14 +147,7 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         name=None,
         extreme_share=None,
     ):
-        self.thresholds = thresholds
-        self.disparity = disparity
-        self.peak_threshold = peak_threshold
-        self.peak_value = peak_value
-        self.mcdp_value = mcdp_value
-        self.steps = steps
-        self.name = name
-        self.extreme_share = extreme_share
+        store_params(self, locals())
 
     @shared_doc
     def plot(

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..model_selection import fairest_within, threshold_tradeoff
+from ..utils import store_params
 from ._base import TEXT_BOX, _FairnessDisplayMixin
 from ._threshold_disparity import DISPARITY_NAME
 
@@ -183,18 +184,7 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
         excluded=None,
         pick_label="picked by fairest_within",
     ):
-        self.excluded = excluded
-        self.pick_label = pick_label
-        self.performance = performance
-        self.unfairness = unfairness
-        self.performance_std = performance_std
-        self.unfairness_std = unfairness_std
-        self.candidate_names = candidate_names
-        self.selected = selected
-        self.tolerance_floor = tolerance_floor
-        self.tolerance = tolerance
-        self.performance_name = performance_name
-        self.fairness_name = fairness_name
+        store_params(self, locals())
 
     def plot(self, ax=None, *, annotate=True):
         """Draw the candidates, the Pareto front, the tolerance and the pick.
@@ -572,12 +562,12 @@ sample_weight, min_group_size
         Examples
         --------
         >>> import numpy as np
-        >>> from skfair.model_selection import threshold_tradeoff
-        >>> from skfair.plotting import FairnessTradeoffDisplay
         >>> rng = np.random.default_rng(0)
         >>> group = rng.integers(0, 2, 1000)
         >>> score = rng.beta(2, 5 - group, 1000)
         >>> y = (rng.random(1000) < score).astype(int)
+        >>> from skfair.model_selection import threshold_tradeoff
+        >>> from skfair.plotting import FairnessTradeoffDisplay
         >>> result = threshold_tradeoff(y, score, sensitive_features=group,
         ...                             performance="f1")
         >>> display = FairnessTradeoffDisplay.from_threshold_tradeoff(result)

@@ -376,12 +376,12 @@ class ThresholdInvariantClassifier(
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn.linear_model import LogisticRegression
-    >>> from skfair.postprocessing import ThresholdInvariantClassifier
     >>> rng = np.random.default_rng(0)
     >>> group = rng.integers(0, 2, 10_000)
     >>> X = np.column_stack([group, rng.normal(group, 1.0)])
     >>> y = (X[:, 1] + rng.normal(0, 1, 10_000) > 0.5).astype(int)
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from skfair.postprocessing import ThresholdInvariantClassifier
     >>> clf = ThresholdInvariantClassifier(
     ...     LogisticRegression(), sensitive=0, random_state=0
     ... ).fit(X[:5000], y[:5000])

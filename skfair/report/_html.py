@@ -9,19 +9,9 @@ from __future__ import annotations
 import base64
 
 from .. import __version__
+from . import _views as views
 from ._common import NO_MATPLOTLIB_NOTE, escape
 from ._figures import draw_figures
-from ._views import (
-    METRIC_HELP,
-    details_rows,
-    group_tables,
-    headline,
-    lead,
-    methods,
-    metrics_rows,
-    plain_summary,
-    tradeoff_rows,
-)
 
 _CSS = """
 .skfair-audit { font-family: system-ui, -apple-system, "Segoe UI", Roboto,
@@ -112,19 +102,19 @@ def _list(items):
 
 def render_html(report, *, figures=True, full_page=True):
     """The report as HTML (see :meth:`AuditReport.to_html`)."""
-    first, *rest = headline(report)
+    first, *rest = views.headline(report)
     sections = [
         f"<h1>{escape(report.title)}</h1>",
-        f'<p class="lead">{escape(lead(report))}</p>',
+        f'<p class="lead">{escape(views.lead(report))}</p>',
         f'<div class="verdict"><p><b>{escape(first)}</b></p>'
         + "".join(f"<p>{escape(s)}</p>" for s in rest)
         + "</div>",
         '<section id="summary"><h2>Summary</h2>',
-        _list(plain_summary(report)),
+        _list(views.plain_summary(report)),
         "</section>",
         f'<section id="groups"><h2>Groups at the threshold {report.threshold:g}</h2>',
     ]
-    for name, parts in group_tables(report):
+    for name, parts in views.group_tables(report):
         sections.append(f"<h3>{escape(name)}</h3>")
         for subtitle, header, rows in parts:
             sections.append(f'<p class="small">{escape(subtitle)}</p>')
@@ -132,14 +122,14 @@ def render_html(report, *, figures=True, full_page=True):
     sections.append("</section>")
     sections += [
         '<section id="metrics"><h2>Disparity metrics</h2>',
-        f'<p class="small">{escape(METRIC_HELP)}</p>',
-        _html_table(*metrics_rows(report), numeric=(1, 2, 4, 5)),
+        f'<p class="small">{escape(views.METRIC_HELP)}</p>',
+        _html_table(*views.metrics_rows(report), numeric=(1, 2, 4, 5)),
         "</section>",
         '<section id="mcdp-location"><h2>Where MCDP is attained</h2>',
-        _html_table(*details_rows(report), numeric=(0, 1)),
+        _html_table(*views.details_rows(report), numeric=(0, 1)),
         "</section>",
     ]
-    tradeoff = tradeoff_rows(report)
+    tradeoff = views.tradeoff_rows(report)
     if tradeoff is not None:
         sections += [
             '<section id="tradeoff"><h2>Threshold trade-off</h2>',
@@ -166,7 +156,8 @@ def render_html(report, *, figures=True, full_page=True):
     )
     sections.append("</section>")
     sections.append(
-        f'<section id="methods"><h2>Methods</h2>{_list(methods(report))}</section>'
+        '<section id="methods"><h2>Methods</h2>'
+        f"{_list(views.methods(report))}</section>"
     )
     sections.append(
         f'<section id="notes"><h2>Notes</h2>{_list(report.notes())}</section>'

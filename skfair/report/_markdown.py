@@ -6,18 +6,8 @@ column or title such as ``<script>`` or ``a|b`` stays literal text.
 
 from __future__ import annotations
 
+from . import _views as views
 from ._common import markdown_text as md
-from ._views import (
-    METRIC_HELP,
-    details_rows,
-    group_tables,
-    headline,
-    lead,
-    methods,
-    metrics_rows,
-    plain_summary,
-    tradeoff_rows,
-)
 
 
 def _md_table(header, rows):
@@ -29,13 +19,13 @@ def _md_table(header, rows):
 
 def render_markdown(report):
     """The report as Markdown (see :meth:`AuditReport.to_markdown`)."""
-    first, *rest = headline(report)
-    out = [f"# {md(report.title)}", "", md(lead(report)), "", f"**{md(first)}**"]
+    first, *rest = views.headline(report)
+    out = [f"# {md(report.title)}", "", md(views.lead(report)), "", f"**{md(first)}**"]
     for sentence in rest:
         out += ["", md(sentence)]
-    out += ["", "## Summary", ""] + [f"- {md(s)}" for s in plain_summary(report)]
+    out += ["", "## Summary", ""] + [f"- {md(s)}" for s in views.plain_summary(report)]
     out += ["", f"## Groups at the threshold {report.threshold:g}"]
-    for name, parts in group_tables(report):
+    for name, parts in views.group_tables(report):
         out += ["", f"### {md(name)}"]
         for subtitle, header, rows in parts:
             out += ["", f"*{md(subtitle)}*", "", _md_table(header, rows)]
@@ -43,15 +33,15 @@ def render_markdown(report):
         "",
         "## Disparity metrics",
         "",
-        md(METRIC_HELP),
+        md(views.METRIC_HELP),
         "",
-        _md_table(*metrics_rows(report)),
+        _md_table(*views.metrics_rows(report)),
         "",
         "## Where MCDP is attained",
         "",
-        _md_table(*details_rows(report)),
+        _md_table(*views.details_rows(report)),
     ]
-    tradeoff = tradeoff_rows(report)
+    tradeoff = views.tradeoff_rows(report)
     if tradeoff is not None:
         out += ["", "## Threshold trade-off", "", _md_table(*tradeoff)]
     if report.hfm is not None:
@@ -62,7 +52,7 @@ def render_markdown(report):
             "",
             _md_table(list(values), [[f"{v:.4f}" for v in values.values()]]),
         ]
-    out += ["", "## Methods", ""] + [f"- {md(m)}" for m in methods(report)]
+    out += ["", "## Methods", ""] + [f"- {md(m)}" for m in views.methods(report)]
     out += ["", "## Notes", ""] + [f"- {md(n)}" for n in report.notes()]
     out += ["", "Figures are in the HTML report (`to_html()`)."]
     return "\n".join(out) + "\n"

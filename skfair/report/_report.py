@@ -7,12 +7,17 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..utils import SMALL_GROUP_SIZE, check_sensitive_features
+from ..utils import SMALL_GROUP_SIZE, check_sensitive_features, store_params
 from ._common import AUDIT_DASK_FIGURES_ERROR, DASK_NOTE, FEW_POSITIVES, label_text
 from ._figures import draw_figures
 from ._html import render_html
 from ._markdown import render_markdown
 from ._views import headline, methods, plain_summary
+
+
+def _listed(rows, column, form):
+    """``"group (form(value))"`` of each row of a group table, comma-separated."""
+    return ", ".join(f"{g} ({form(n)})" for g, n in zip(rows["group"], rows[column]))
 
 
 class AuditReport:
@@ -124,29 +129,9 @@ class AuditReport:
         engine="numpy",
         attributes=None,
     ):
-        self.title = title
-        self.n_samples = n_samples
-        self.threshold = threshold
-        self.epsilon = epsilon
-        self.confidence_level = confidence_level
-        self.n_resamples = n_resamples
-        self.n_permutations = n_permutations
-        self.combine = combine
-        self.groups = groups
-        self.metrics = metrics
-        self.mcdp_details = mcdp_details
-        self.headline = headline
-        self.hfm = hfm
-        self.has_labels = has_labels
-        self._data = _data
+        store_params(self, locals(), exclude=("kept_groups", "left_out", "attributes"))
         self.kept_groups = dict(kept_groups)
-        self.pos_label = pos_label
-        self.reference = reference
-        self.tradeoff = tradeoff
-        self.tradeoff_at_threshold = tradeoff_at_threshold
-        self.min_group_size = min_group_size
         self.left_out = list(left_out)
-        self.engine = engine
         self._attributes = (
             tuple(attributes)
             if attributes is not None
@@ -206,22 +191,17 @@ class AuditReport:
         compared = self.groups[self.groups["grouping"].isin(list(self.kept_groups))]
         small = compared[compared["size"] < SMALL_GROUP_SIZE]
         if len(small):
-            names = ", ".join(
-                f"{g} (n = {s})" for g, s in zip(small["group"], small["size"])
-            )
             out.append(
-                f"Small groups: {names}. Their rates and every interval involving "
-                "them are very uncertain; prefer the DKW interval there."
+                f"Small groups: {_listed(small, 'size', 'n = {}'.format)}. Their "
+                "rates and every interval involving them are very uncertain; "
+                "prefer the DKW interval there."
             )
         few = compared[compared["few_positives"] == True]  # noqa: E712
         if len(few):
-            names = ", ".join(
-                f"{g} ({int(k)})" for g, k in zip(few["group"], few["n_positive"])
-            )
             out.append(
-                f"Few positives (under {FEW_POSITIVES} positive labels): {names}. "
-                "Their TPR and FNR rest on a handful of samples; read the Wilson "
-                "intervals."
+                f"Few positives (under {FEW_POSITIVES} positive labels): "
+                f"{_listed(few, 'n_positive', int)}. Their TPR and FNR rest on a "
+                "handful of samples; read the Wilson intervals."
             )
         for key, reason in self.metrics["undefined_reason"].dropna().items():
             out.append(

@@ -28,6 +28,7 @@ from ._dataframe import (
     select_columns,
     to_pandas,
 )
+from ._estimator import store_params
 from ._sensitive import (
     SMALL_GROUP_SIZE,
     TOO_FEW_GROUPS_ERROR,

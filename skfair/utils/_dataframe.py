@@ -215,16 +215,13 @@ def drop_columns(X, positions):
     Examples
     --------
     >>> import pandas as pd
-    >>> drop_columns(pd.DataFrame({"a": [1], "b": [2]}), [1])
-       a
-    0  1
+    >>> drop_columns(pd.DataFrame({"a": [1], "b": [2], "c": [3]}), [0, 2])
+       b
+    0  2
     """
     drop = set(positions)
-    if isinstance(X, pd.DataFrame):
-        return X.iloc[:, [k for k in range(X.shape[1]) if k not in drop]]
-    frame = as_narwhals(X)
-    names = frame.columns
-    return frame.select([c for k, c in enumerate(names) if k not in drop]).to_native()
+    n_columns = len(column_names(X))
+    return select_columns(X, [k for k in range(n_columns) if k not in drop])
 
 
 def replace_column(X, position, values):
