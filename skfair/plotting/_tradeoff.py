@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..model_selection import fairest_within, threshold_tradeoff
+from ..model_selection import fairest_within
 from ..utils import store_params
 from ._base import TEXT_BOX, _FairnessDisplayMixin
 from ._threshold_disparity import DISPARITY_NAME
@@ -89,11 +89,11 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
     :class:`skfair.model_selection.fairest_within` picks: the fairest one to
     the right of that line.
 
-    :meth:`from_thresholds` draws the same picture for one model's decision
-    thresholds (:func:`skfair.model_selection.threshold_tradeoff`): each
-    point a threshold, performance (balanced accuracy by default) against
-    ΔDP_b^t, thresholds at which some group's positive rate is 0 or 1 drawn
-    as excluded crosses and never recommended.
+    :meth:`from_threshold_tradeoff` draws the same picture for one model's
+    decision thresholds, from :func:`skfair.model_selection.threshold_tradeoff`:
+    each point a threshold, performance (balanced accuracy by default)
+    against ΔDP_b^t, thresholds at which some group's positive rate is 0 or 1
+    drawn as excluded crosses and never recommended.
 
     Parameters
     ----------
@@ -142,8 +142,8 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
     annotation_ : matplotlib Annotation or None
         The selected candidate's name.
     tradeoff_ : ThresholdTradeoff
-        Only in the threshold mode (:meth:`from_thresholds`,
-        :meth:`from_threshold_tradeoff`): the candidates and the pick.
+        Only in the threshold mode (:meth:`from_threshold_tradeoff`): the
+        candidates and the pick.
     ax_, figure_ : matplotlib Axes and Figure
         The axes with the plot, and its figure.
 
@@ -460,91 +460,18 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
         return display.plot(ax=ax, annotate=annotate)
 
     @classmethod
-    def from_thresholds(
-        cls,
-        y_true,
-        y_score,
-        *,
-        sensitive_features,
-        performance="balanced_accuracy",
-        thresholds=None,
-        tolerance=0.95,
-        pos_label=None,
-        combine="intersection",
-        sample_weight=None,
-        min_group_size=None,
-        ax=None,
-        annotate=True,
-    ):
-        """Plot performance against ΔDP_b^t over one model's decision thresholds.
-
-        Each candidate is a threshold ``t`` (decisions ``y_score >= t``), at
-        its performance and its positive-rate gap ΔDP_b^t, computed by
-        :func:`skfair.model_selection.threshold_tradeoff`, whose rule the
-        star shows: the fairest threshold whose performance is within
-        ``tolerance`` of the best, never one at which a group's positive
-        rate is 0 or 1 (those are drawn as grey crosses). Balanced accuracy,
-        the default, does not reward trivial classifiers. One model on one
-        set of data: no error bars.
-
-        Parameters
-        ----------
-        y_true : array-like of shape (n_samples,)
-            True binary labels.
-        y_score : array-like of shape (n_samples,)
-            Scores.
-        sensitive_features : array-like of shape (n_samples,) or (n_samples, k)
-            Group labels.
-        performance, thresholds, tolerance, pos_label, combine, \
-sample_weight, min_group_size
-            As in :func:`skfair.model_selection.threshold_tradeoff`.
-        ax, annotate
-            See :meth:`plot`.
-
-        Returns
-        -------
-        display : FairnessTradeoffDisplay
-            The thresholds, the Pareto front and the recommended threshold,
-            drawn; ``display.tradeoff_`` is the
-            :class:`~skfair.model_selection.ThresholdTradeoff` drawn.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from skfair.plotting import FairnessTradeoffDisplay
-        >>> rng = np.random.default_rng(0)
-        >>> group = rng.integers(0, 2, 2000)
-        >>> y = (rng.random(2000) < 0.05 + 0.03 * group).astype(int)
-        >>> score = 1 / (1 + np.exp(-(rng.normal(-3, 1, 2000) + 2 * y + group)))
-        >>> display = FairnessTradeoffDisplay.from_thresholds(
-        ...     y, score, sensitive_features=group)
-        >>> k = display.selected
-        >>> t = display.tradeoff_.candidates["threshold"].iloc[k]
-        >>> bool(display.tradeoff_.threshold == t)
-        True
-        >>> bool(display.excluded[k])
-        False
-        """
-        result = threshold_tradeoff(
-            y_true,
-            y_score,
-            sensitive_features=sensitive_features,
-            performance=performance,
-            thresholds=thresholds,
-            tolerance=tolerance,
-            pos_label=pos_label,
-            combine=combine,
-            sample_weight=sample_weight,
-            min_group_size=min_group_size,
-        )
-        return cls.from_threshold_tradeoff(result, ax=ax, annotate=annotate)
-
-    @classmethod
     def from_threshold_tradeoff(cls, tradeoff, *, ax=None, annotate=True):
         """Plot a :func:`~skfair.model_selection.threshold_tradeoff` result.
 
-        As :meth:`from_thresholds`, from its result: e.g. the ``tradeoff`` an
-        audit report holds, so the figure shows exactly the report's pick.
+        Each candidate is a threshold ``t`` (decisions ``y_score >= t``), at
+        its performance and its positive-rate gap ΔDP_b^t; the star shows
+        :func:`~skfair.model_selection.threshold_tradeoff`'s rule: the
+        fairest threshold whose performance is within ``tolerance`` of the
+        best, never one at which a group's positive rate is 0 or 1 (those are
+        drawn as grey crosses). Balanced accuracy, its default, does not
+        reward trivial classifiers. One model on one set of data: no error
+        bars. Pass e.g. the ``tradeoff`` an audit report holds, and the
+        figure shows exactly the report's pick.
 
         Parameters
         ----------

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from skfair.metrics import delta_dp, mcdp
+from skfair.model_selection import threshold_tradeoff
 from skfair.plotting import (
     FairnessTradeoffDisplay,
     GroupCDFDisplay,
@@ -208,8 +209,8 @@ def test_tradeoff_thresholds_never_picks_a_trivial_threshold():
     group = rng.integers(0, 2, n)
     y = (rng.random(n) < 0.03 + 0.03 * group).astype(int)  # base rate <= 6%
     score = 1 / (1 + np.exp(-(rng.normal(-3.5, 1, n) + 2 * y + group)))
-    display = FairnessTradeoffDisplay.from_thresholds(
-        y, score, sensitive_features=group
+    display = FairnessTradeoffDisplay.from_threshold_tradeoff(
+        threshold_tradeoff(y, score, sensitive_features=group)
     )
     result = display.tradeoff_
     assert result.performance == "balanced_accuracy"
