@@ -335,9 +335,23 @@ def metrics_table(scores, sensitive_features, settings, resampling, keep, checke
 
 
 # -- the headline ------------------------------------------------------------------
-def _extreme(frame, column):
-    """(value, group) of the smallest and largest finite ``column``."""
+def _extreme(frame, column, count):
+    """(value, group) of the smallest and largest finite ``column``.
+
+    Groups with fewer than ``FEW_POSITIVES`` samples in ``count`` (the rate's
+    denominator) are left out, so that a group with one positive (TPR 0 or
+    1) does not make the headline's gap; they are listed in ``left_out``.
+    With fewer than two such groups, every group counts.
+    """
     finite = frame[np.isfinite(frame[column].astype(float))]
+    positives = finite["n_positive"].astype(float)
+    counts = positives if count == "n_positive" else finite["size"] - positives
+    enough = finite[counts >= FEW_POSITIVES]
+    left_out = (
+        [] if len(enough) < 2 else sorted(set(finite["group"]) - set(enough["group"]))
+    )
+    if len(enough) >= 2:
+        finite = enough
     if finite.empty:
         return None
     low, high = finite.loc[finite[column].idxmin()], finite.loc[finite[column].idxmax()]
@@ -345,6 +359,7 @@ def _extreme(frame, column):
         "value": float(high[column] - low[column]),
         "lowest": {"group": low["group"], "rate": float(low[column])},
         "highest": {"group": high["group"], "rate": float(high[column])},
+        "left_out": left_out,
     }
 
 
@@ -359,8 +374,8 @@ def _grouping_facts(frame):
         "worst": None,
         "four_fifths": None,
         "impact_ratio": None,
-        "tpr_gap": _extreme(frame, "tpr"),
-        "fpr_gap": _extreme(frame, "fpr"),
+        "tpr_gap": _extreme(frame, "tpr", "n_positive"),
+        "fpr_gap": _extreme(frame, "fpr", "n_negative"),
         "_closeness": 1.0,
     }
     rates = frame["positive_rate"].astype(float)
@@ -371,7 +386,12 @@ def _grouping_facts(frame):
         row = frame.iloc[k]
         facts["worst"] = {
             "group": row["group"],
+            "size": int(row["size"]),
             "positive_rate": float(row["positive_rate"]),
+            "positive_rate_interval": [
+                float(row["positive_rate_low"]),
+                float(row["positive_rate_high"]),
+            ],
             "positive_rate_ratio": float(ratio[k]),
         }
         facts["four_fifths"] = (

@@ -66,9 +66,11 @@ def _ratio_sentence(facts):
         if facts["four_fifths"] == "pass"
         else "outside the four-fifths rule (0.8 to 1.25)"
     )
+    low, high = worst["positive_rate_interval"]
     return (
-        f"At the threshold {t:g}, {worst['group']} is selected at "
-        f"{_pct(worst['positive_rate'])} against {_pct(ref['positive_rate'])} "
+        f"At the threshold {t:g}, {worst['group']} (n = {worst['size']:,}) is "
+        f"selected at {_pct(worst['positive_rate'])} (Wilson interval "
+        f"{_pct(low)}–{_pct(high)}) against {_pct(ref['positive_rate'])} "
         f"for the reference group {ref['group']} ({facts['grouping']}): a "
         f"positive-rate ratio of {ratio:.2f}, {rule}."
     )
@@ -92,6 +94,20 @@ def _gap_sentence(facts):
     if len(parts) == 2:
         odds = max(facts["tpr_gap"]["value"], facts["fpr_gap"]["value"])
         sentence += f" (equal opportunity: the TPR gap; equalised odds: {odds:.3f})"
+    left_out = sorted(
+        {
+            g
+            for key in ("tpr_gap", "fpr_gap")
+            if facts[key]
+            for g in facts[key]["left_out"]
+        }
+    )
+    if left_out:
+        sentence += (
+            f"; groups with fewer than {FEW_POSITIVES} positives (or negatives) "
+            f"are left out of these gaps, their rates too uncertain: "
+            f"{', '.join(map(str, left_out))}"
+        )
     return sentence + "."
 
 

@@ -424,3 +424,30 @@ def test_group_arguments_give_the_report_groups(data):
         ("m", "x"),
         ("m", "y"),
     }
+
+
+def test_headline_gaps_leave_out_groups_with_few_positives():
+    # a group with 2 positives has TPR 0 or 1 by chance: the headline's TPR
+    # gap compares the groups with enough positives and names the others
+    rng = np.random.default_rng(3)
+    sizes = {"big": 600, "mid": 400, "tiny": 40}
+    groups = np.repeat(list(sizes), list(sizes.values()))
+    y = (rng.random(groups.shape[0]) < 0.3).astype(int)
+    y[groups == "tiny"] = 0
+    y[np.flatnonzero(groups == "tiny")[:2]] = 1  # two positives
+    score = np.clip(0.4 * y + rng.normal(0.3, 0.15, y.shape[0]), 0, 1)
+    score[np.flatnonzero(groups == "tiny")[:2]] = 0.01  # both missed: TPR 0
+    report = audit(y, score, sensitive_features=groups, **FAST)
+    facts = report.to_dict()["headline"]["threshold"]
+    table = report.groups.set_index("group")
+    assert table.loc["tiny", "tpr"] == 0.0 and table.loc["tiny", "few_positives"]
+    assert facts["tpr_gap"]["left_out"] == ["tiny"]
+    assert facts["tpr_gap"]["value"] == pytest.approx(
+        abs(table.loc["big", "tpr"] - table.loc["mid", "tpr"])
+    )
+    text = " ".join(report.to_dict()["headline"]["text"])
+    assert f"fewer than {FEW_POSITIVES} positives" in text and "tiny" in text
+    worst = facts["worst"]
+    assert worst["size"] == sizes[worst["group"]]
+    low, high = worst["positive_rate_interval"]
+    assert low <= worst["positive_rate"] <= high
