@@ -52,19 +52,18 @@ import numpy as np
 from scipy import stats
 
 from skfair.metrics import abcc, abpc, delta_dp, mcdp
-from skfair.metrics._bands import BandData
 from skfair.metrics._kde import binned_kde
-from skfair.metrics._uncertainty import (
-    _auto_method,
-    _bootstrap,
-    _closed_form_pvalue,
-    _dkw,
-    _generator,
-    _interval_bounds,
-    _prepare,
-    _spec,
-    _zero_if_not_rejected,
-    band_norm,
+from skfair.metrics.inference import (
+    auto_method,
+    bootstrap_draws,
+    closed_form_pvalue,
+    dkw_bounds,
+    interval_band,
+    interval_bounds,
+    metric_spec,
+    random_generator,
+    shared_sort,
+    zero_if_not_rejected,
 )
 
 METRICS = [
@@ -219,34 +218,33 @@ def one_draw(case, seed, specs, n_resamples, legacy=True):
     # the metrics' values only serve 'basic' (the band centres on its own pair
     # values); skipping them saves ABPC's exact KDE on the new-only draws
     estimated = specs if legacy else specs[:1]
-    estimates, resampler = _prepare(None, y, g, None, "intersection", estimated, 1)
-    band = BandData(
-        resampler, [band_norm(s) for s in specs if _auto_method(s) == "band"]
-    )
+    data = (None, y, g, None, "intersection")
+    estimates, resampler = shared_sort(data, estimated, 1)
+    band = interval_band(resampler, [s for s in specs if auto_method(s) == "band"])
     sortable = [s for s in specs if s.metric != "abpc"]
-    draws = _bootstrap(
+    draws = bootstrap_draws(
         resampler,
         sortable if legacy else [],
         confidence_level=0.95,
         n_resamples=n_resamples,
         bootstrap_method="basic",
-        rng=_generator(seed),
+        rng=random_generator(seed),
         band=band,
     )
     if legacy:
         values = dict(zip(sortable, draws.values))
         values[specs[3]] = legacy_abpc_values(y, g, rng, n_resamples)
-    methods = [_auto_method(s) for s in specs]
+    methods = [auto_method(s) for s in specs]
     pvalues = []
     for s in specs:
-        test = _closed_form_pvalue(resampler, s)
+        test = closed_form_pvalue(resampler, s)
         pvalues.append(np.nan if test is None else test[0])
     out = {}
     for level in LEVELS:
-        low, high = _interval_bounds(
+        low, high = interval_bounds(
             resampler, specs, methods, level, band, draws.maxima
         )
-        out[level, "new"] = (_zero_if_not_rejected(low, pvalues, level), high)
+        out[level, "new"] = (zero_if_not_rejected(low, pvalues, level), high)
         if not legacy:
             continue
         basic = [
@@ -254,13 +252,13 @@ def one_draw(case, seed, specs, n_resamples, legacy=True):
             for s, e in zip(specs, estimates)
         ]
         out[level, "basic"] = tuple(np.array(b) for b in zip(*basic))
-        low, high = _dkw(resampler, sortable, None, level)
+        low, high = dkw_bounds(resampler, sortable, level)
         out[level, "dkw"] = (np.insert(low, 3, np.nan), np.insert(high, 3, np.nan))
     return out
 
 
 def run(n_draws, n_legacy, n_resamples):
-    specs = [_spec(m, kw) for _, m, kw in METRICS]
+    specs = [metric_spec(m, kw) for _, m, kw in METRICS]
     results = {}
     for c, case in enumerate(CASES):
         start = time.perf_counter()

@@ -18,7 +18,13 @@ import time
 
 import numpy as np
 
-from skfair.metrics._uncertainty import _bootstrap, _dkw, _generator, _prepare, _spec
+from skfair.metrics.inference import (
+    bootstrap_draws,
+    dkw_bounds,
+    metric_spec,
+    random_generator,
+    shared_sort,
+)
 
 SPECS = [
     ("mcdp", {}),
@@ -37,7 +43,7 @@ def draw(case, rng, n):
 
 
 def main(n_draws=200, n=200, n_resamples=499):
-    specs = [_spec(m, kw) for m, kw in SPECS]
+    specs = [metric_spec(m, kw) for m, kw in SPECS]
     groups = np.repeat([0, 1], n)
     for case, truth in TRUTH.items():
         truth = np.array(truth)
@@ -47,20 +53,19 @@ def main(n_draws=200, n=200, n_resamples=499):
         for seed in range(n_draws):
             rng = np.random.default_rng(seed)
             y = draw(case, rng, n)
-            estimates, resampler = _prepare(
-                None, y, groups, None, "intersection", specs
-            )
-            lo, hi = _dkw(resampler, specs, estimates, 0.95)
+            data = (None, y, groups, None, "intersection")
+            _, resampler = shared_sort(data, specs)
+            lo, hi = dkw_bounds(resampler, specs, 0.95)
             hits["dkw"] += (lo <= truth + 1e-12) & (truth <= hi + 1e-12)
             width["dkw"] += hi - lo
             for kind in ("basic", "percentile"):
-                draws = _bootstrap(
+                draws = bootstrap_draws(
                     resampler,
                     specs,
                     confidence_level=0.95,
                     n_resamples=n_resamples,
                     bootstrap_method=kind,
-                    rng=_generator(seed),
+                    rng=random_generator(seed),
                 )
                 lo, hi = np.clip(draws.low, 0, 1), np.clip(draws.high, 0, 1)
                 hits[kind] += (lo <= truth + 1e-12) & (truth <= hi + 1e-12)

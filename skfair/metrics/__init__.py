@@ -6,6 +6,12 @@ and tests. Every metric returns a float where lower is fairer; every scorer
 returns the negated metric.
 """
 
+from ._confidence import (
+    DisparityTestResult,
+    MetricConfidenceInterval,
+    disparity_test,
+    metric_confidence_interval,
+)
 from ._discriminative_risk import discriminative_risk
 from ._distribution import abcc, abpc, delta_dp
 from ._group_gaps import (
@@ -22,13 +28,7 @@ from ._scorer import (
     make_hfm_scorer,
     make_mcdp_scorer,
 )
-from ._uncertainty import (
-    DisparityTestResult,
-    MetricConfidenceInterval,
-    disparity_test,
-    dkw_halfwidth,
-    metric_confidence_interval,
-)
+from ._uncertainty import dkw_halfwidth
 
 __all__ = [
     "DisparityTestResult",

@@ -1,26 +1,26 @@
-"""Confidence intervals and tests of "no disparity" for the distribution metrics.
+"""The one-sort engine of the confidence intervals and tests of "no disparity".
 
-Intervals for ΔDP, ABCC, ABPC and MCDP(ε), :func:`metric_confidence_interval`:
+Private to :mod:`skfair.metrics`: its users, the public
+:func:`~skfair.metrics.metric_confidence_interval` and
+:func:`~skfair.metrics.disparity_test` (``_confidence.py``) and the audit
+report, reach it through :mod:`skfair.metrics.inference`, which gives each
+step a plain name and a docstring. Here:
 
-* the default, ``method="auto"``, valid for every true value (0 included),
-  ties and several groups: **Welch** (ΔDP_c) and **Newcombe** (ΔDP_b^t),
-  closed forms folded to the absolute gap and Bonferroni-corrected over
-  pairs (:mod:`._intervals`), and for MCDP(ε), ABCC and ABPC a **bootstrap
-  simultaneous band** of the centred CDF (density) gap, in the norm in which
-  the metric is 1-Lipschitz (:mod:`._bands`);
-* a plain **stratified bootstrap** of the metric
-  (:func:`scipy.stats.bootstrap`, each group resampled on its own), which
-  under-covers these non-smooth metrics, kept by name;
-* a **distribution-free DKW interval** for the metrics that are functionals
-  of the group CDFs (MCDP(ε), ABCC, ΔDP), from the Dvoretzky–Kiefer–Wolfowitz
-  inequality with Massart's constant.
-
-Tests, :func:`disparity_test`: a permutation test of any distribution metric
-(:func:`scipy.stats.permutation_test`, group labels permuted), the exact
-two-sample Kolmogorov–Smirnov p-value for MCDP(0) of two groups, and Welch /
-Alexander–Govern and chi-square / Fisher tests for ΔDP.
-
-Measured coverage: ``benchmarks/bench_coverage.py`` and the user guide.
+* validation through the public metrics and the one sort of the scores
+  (:func:`_prepare`, :class:`_Resampler`);
+* the stratified bootstrap of several metrics, and of the band norms'
+  studentised maxima, on shared resamples (:func:`_bootstrap`), and the
+  intervals built from it: **Welch** / **Newcombe** closed forms for ΔDP
+  (:mod:`._intervals`) and **bootstrap simultaneous bands** of the centred
+  CDF (density) gap for MCDP(ε), ABCC and ABPC (:mod:`._bands`)
+  (:func:`_interval_bounds`);
+* the **distribution-free DKW interval** (:func:`_dkw`, :func:`dkw_halfwidth`)
+  of the metrics that are functionals of the group CDFs;
+* the tests: closed forms (exact Kolmogorov–Smirnov for MCDP(0) of two
+  groups, Welch / Alexander–Govern and chi-square / Fisher for ΔDP) and the
+  permutation test of any metric on shared permutations
+  (:func:`_permutation_pvalues`);
+* the argument checks and error messages they share.
 
 Speed
 -----
@@ -66,7 +66,7 @@ from ._allpairs import (
     support_sizes,
     window_plan,
 )
-from ._bands import BandData, critical_value
+from ._bands import critical_value
 from ._base import aggregate, pairs_of
 from ._distribution import abcc, abpc, delta_dp
 from ._ecdf import PairGap, _run_ends
@@ -125,108 +125,11 @@ KS_ERROR = (
 )
 
 _METRICS = {"delta_dp": delta_dp, "abcc": abcc, "abpc": abpc, "mcdp": mcdp}
-_DKW_METRICS = ("delta_dp", "abcc", "mcdp")
-_INTERVAL_METHODS = ("auto", "band", "welch", "newcombe", "bootstrap", "dkw")
-_BOOTSTRAP_METHODS = {"basic": "basic", "percentile": "percentile", "bca": "BCa"}
 # Above this many samples the permutations are drawn without
 # scipy.stats.permutation_test (see _permutation_pvalues).
 _SCIPY_PERMUTATION_MAX = 50_000
 # Rows (resamples x samples) that one batch of scipy resampling may hold.
 _BATCH_CELLS = 4_000_000
-
-
-@dataclass(frozen=True)
-class MetricConfidenceInterval:
-    """A metric's confidence interval, as :func:`metric_confidence_interval` returns.
-
-    Attributes
-    ----------
-    metric : str
-        The metric's name.
-    estimate : float
-        The metric on the data.
-    low, high : float
-        The interval's bounds, within the metric's range.
-    confidence_level : float
-        The nominal coverage, e.g. 0.95.
-    method : str
-        "bootstrap" (with ``bootstrap_method``) or "dkw".
-    n_resamples : int or None
-        Bootstrap resamples; None for "dkw".
-    bootstrap_method : str or None
-        scipy's interval type ("basic", "percentile" or "BCa"); None for "dkw".
-    standard_error : float or None
-        The bootstrap standard error; None for "dkw".
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skfair.metrics import metric_confidence_interval
-    >>> y_score = np.r_[np.linspace(0, 0.6, 200), np.linspace(0.4, 1, 200)]
-    >>> groups = np.repeat(["a", "b"], 200)
-    >>> ci = metric_confidence_interval(None, y_score, sensitive_features=groups,
-    ...                                 method="dkw")
-    >>> ci.metric, ci.method, round(ci.estimate, 4), ci.confidence_level
-    ('mcdp', 'dkw', 0.665, 0.95)
-    >>> ci.low <= ci.estimate <= ci.high, ci.n_resamples is None
-    (True, True)
-    """
-
-    metric: str
-    estimate: float
-    low: float
-    high: float
-    confidence_level: float
-    method: str
-    n_resamples: int | None = None
-    bootstrap_method: str | None = None
-    standard_error: float | None = None
-
-
-@dataclass(frozen=True)
-class DisparityTestResult:
-    """The p-value of a test of "no disparity", as :func:`disparity_test` returns.
-
-    Attributes
-    ----------
-    metric : str
-        The test statistic's name.
-    statistic : float
-        The metric on the data.
-    pvalue : float
-        The probability, if every group's scores come from the same
-        distribution, of a metric at least as large.
-    method : str
-        The test: "permutation", "ks" (exact or asymptotic two-sample
-        Kolmogorov–Smirnov), "welch" or "alexander-govern" (equal means, for
-        ΔDP_c), "chi2" or "fisher" (equal positive rates, for ΔDP_b^t).
-    n_resamples : int or None
-        Permutations drawn (None for the other tests).
-    pvalue_floor : float or None
-        The smallest p-value the test can return, ``1 / (n_resamples + 1)``
-        for the permutation test (a p-value equal to it means "larger than
-        in every permutation": the resolution limit, not a measured
-        probability); None for the other tests.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skfair.metrics import disparity_test
-    >>> y_score = np.r_[np.linspace(0, 0.6, 50), np.linspace(0.4, 1, 50)]
-    >>> groups = np.repeat([0, 1], 50)
-    >>> res = disparity_test(None, y_score, sensitive_features=groups)
-    >>> res.metric, res.method, round(res.statistic, 2), res.pvalue < 1e-6
-    ('mcdp', 'ks', 0.66, True)
-    >>> res.n_resamples is None, res.pvalue_floor is None
-    (True, True)
-    """
-
-    metric: str
-    statistic: float
-    pvalue: float
-    method: str
-    n_resamples: int | None = None
-    pvalue_floor: float | None = None
 
 
 def _check_metric(metric):
@@ -245,13 +148,6 @@ def _check_n_resamples(value):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(N_RESAMPLES_ERROR.format(value=value))
     return int(value)
-
-
-def _check_bootstrap_method(value):
-    key = value.lower() if isinstance(value, str) else None
-    if key not in _BOOTSTRAP_METHODS:
-        raise ValueError(BOOTSTRAP_METHOD_ERROR.format(value=value))
-    return _BOOTSTRAP_METHODS[key]
 
 
 def _generator(random_state):
@@ -893,418 +789,6 @@ def dkw_halfwidth(n_samples, alpha):
     """
     n = np.asarray(n_samples, dtype=np.float64)
     return np.sqrt(np.log(2.0 / alpha) / (2.0 * n))
-
-
-def metric_confidence_interval(
-    y_true,
-    y_score,
-    *,
-    sensitive_features,
-    metric="mcdp",
-    method="auto",
-    confidence_level=0.95,
-    n_resamples=999,
-    bootstrap_method="basic",
-    random_state=None,
-    metric_params=None,
-    sample_weight=None,
-    combine="intersection",
-    min_group_size=None,
-):
-    r"""Confidence interval of a distribution metric (ΔDP, ABCC, ABPC, MCDP).
-
-    The default (``method="auto"``) is, per metric, the interval with
-    asymptotically valid coverage for *every* true value (including 0, ties
-    between thresholds or pairs, and several groups) that is tightest among
-    the methods measured in ``benchmarks/bench_coverage.py``; the measured
-    coverage and widths are in the user guide
-    (:ref:`uncertainty_and_audit`, "How good are the intervals").
-
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,) or None
-        Ignored by the demographic-parity metrics; kept first for scikit-learn
-        conventions. Its length is checked if given.
-    y_score : array-like of shape (n_samples,)
-        Scores.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-        Group labels, as for the metric.
-    metric : {"mcdp", "abcc", "abpc", "delta_dp"}, default="mcdp"
-        The metric.
-    method : {"auto", "band", "welch", "newcombe", "bootstrap", "dkw"}, default="auto"
-        "auto" is "welch" for ΔDP_c, "newcombe" for ΔDP_b^t and "band" for
-        MCDP(ε), ABCC and ABPC (see Notes). "bootstrap" is the plain
-        stratified bootstrap of the metric (:func:`scipy.stats.bootstrap`,
-        ``bootstrap_method``), which *under-covers* these non-smooth metrics
-        (kept for comparison); "dkw" the distribution-free, conservative
-        interval of the Dvoretzky–Kiefer–Wolfowitz inequality (MCDP, ABCC and
-        ΔDP only).
-    confidence_level : float, default=0.95
-        Nominal coverage.
-    n_resamples : int, default=999
-        Bootstrap resamples ("band" and "bootstrap").
-    bootstrap_method : {"basic", "percentile", "BCa"}, default="basic"
-        scipy's interval type, for ``method="bootstrap"`` only.
-    random_state : int, RandomState, Generator or None, default=None
-        Seeds the resampling.
-    metric_params : dict or None, default=None
-        Other keyword arguments of the metric, e.g. ``{"epsilon": 0.05}``,
-        ``{"threshold": 0.5}``, ``{"agg": "mean"}`` or the metric's own
-        ``{"method": "binned"}``.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights (not for "dkw"): resampled with their samples by the
-        band and the bootstrap; through Kish's effective sample size in
-        "welch" and "newcombe".
-    combine : {"intersection", "marginal"}, default="intersection"
-        How several attributes are combined, as for the metric.
-    min_group_size : int or None, default=None
-        As for the metric: None keeps every group and emits a
-        :class:`~skfair.utils.SmallGroupWarning` naming each group of fewer
-        than 30 samples; an int ``k`` leaves out the groups with fewer than
-        ``k`` samples (they are in no comparison and no multiplicity
-        correction).
-
-    Returns
-    -------
-    result : MetricConfidenceInterval
-        ``estimate`` equals the metric on the data; ``low`` and ``high`` lie
-        in the metric's range; ``method`` names the interval used. Bounds are
-        NaN where the method is undefined (the bootstrap of ABPC when a tiny
-        group's resampled scores are all equal).
-
-    Raises
-    ------
-    ValueError
-        On invalid inputs (the metric's own errors), an unknown metric or
-        method, a method that does not apply to the metric ("welch" is for
-        ΔDP_c, "newcombe" for ΔDP_b^t, "dkw" not for ABPC nor with sample
-        weights), or ``method="dkw"`` for ABCC or ΔDP_c with scores outside
-        [0, 1].
-
-    See Also
-    --------
-    disparity_test : The p-value of "no disparity".
-
-    Notes
-    -----
-    **Band** (MCDP(ε) for every ε, ABCC, ABPC). These metrics are maxima or
-    integrals of absolute gaps: non-smooth functionals, for which the plain
-    bootstrap of the metric under-covers (badly at a true value of 0, or
-    when several thresholds or pairs tie for the maximum). They are,
-    however, 1-Lipschitz in a norm of the gap :math:`G = F_a - F_b`: MCDP(ε)
-    in the sup norm, ABCC in the L1 norm, ABPC in the L1 norm of the density
-    gap. So :math:`|\hat M - M| \le \|\hat G - G\|`, and the interval
-    :math:`[\max(0, \hat M - c), \hat M + c]` covers whenever
-    :math:`\|\hat G - G\| \le c`. The critical value :math:`c` is the
-    bootstrap quantile of the norm of the *centred* resampled gap
-    :math:`\|\hat G^* - \hat G\|` (each group resampled on its own),
-    consistent for the law of :math:`\|\hat G - G\|` whatever the true
-    gap. With several groups the pairs are covered simultaneously: each
-    pair's norm is studentised by :math:`s_p = \sqrt{1/n_a + 1/n_b}` and
-    :math:`c` is the quantile of their maximum, so the interval of the worst
-    pair (or of the mean over pairs) holds for the maximum (mean) of the
-    true values. The interval is conservative when the true disparity is
-    clearly positive (the metric moves less than the whole gap), and
-    contains 0 exactly when the bootstrap test of "no disparity" does not
-    reject. For ABPC the band is the bootstrap of the kernel density
-    estimates at the data's bandwidths; it covers the smoothed densities'
-    ABPC, and the true (unsmoothed) ABPC up to the smoothing bias, small at
-    the default bandwidth (see the benchmark table).
-
-    **Welch** (ΔDP_c, a difference of means) and **Newcombe** (ΔDP_b^t, a
-    difference of proportions: the hybrid Wilson score interval, method 10
-    of Newcombe 1998) give each pair an interval for the signed gap
-    :math:`d`, folded to :math:`|d|` (:math:`[0, \max(|L|, |U|)]` when it
-    contains 0), at level :math:`1 - \alpha / n_{pairs}` (Bonferroni, so
-    all pairs hold together). Their width is the normal-theory one for two
-    groups. Weights enter through Kish's effective sample size.
-
-    **Zero when the test does not reject.** For MCDP(0) of two unweighted
-    groups (exact Kolmogorov–Smirnov test) and unweighted ΔDP (Welch or
-    Alexander–Govern, chi-square or Fisher: see :func:`disparity_test`), the
-    lower bound is set to 0 when the test's p-value exceeds
-    :math:`1 - ` ``confidence_level``; lowering a bound never reduces
-    coverage, and the interval then never claims a disparity the test
-    cannot see.
-
-    **DKW.** If group *g*'s empirical CDF is within :math:`t_g` of its CDF
-    everywhere (:func:`dkw_halfwidth`, the error probability split equally
-    over all groups: Bonferroni), the CDF gap of groups *a*, *b* is within
-    :math:`t_a + t_b` of the true gap at every score, so MCDP(ε), ΔDP_b^t,
-    ABCC and ΔDP_c (integrals of the gap over [0, 1]) move by at most
-    :math:`t_a + t_b`. Coverage of at least ``confidence_level`` for every
-    distribution and sample size, but wide.
-
-    All resampling is stratified by group (every intersection of the
-    attributes resampled on its own; scipy draws the indices); a resample is
-    a reweighting of the once-sorted scores, so the CDF bands, ΔDP, ABCC
-    and MCDP of each resample come from one sort of the data.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skfair.metrics import metric_confidence_interval
-    >>> rng = np.random.default_rng(0)
-    >>> y_score = np.r_[rng.beta(2, 5, 300), rng.beta(3, 4, 300)]
-    >>> groups = np.repeat(["a", "b"], 300)
-    >>> ci = metric_confidence_interval(None, y_score, sensitive_features=groups,
-    ...                                 n_resamples=199, random_state=0)
-    >>> ci.method, round(ci.estimate, 3), ci.low < ci.estimate < ci.high
-    ('band', 0.29, True)
-    >>> ci = metric_confidence_interval(None, y_score, sensitive_features=groups,
-    ...                                 metric="delta_dp")
-    >>> ci.method, round(ci.estimate, 3), round(ci.low, 3), round(ci.high, 3)
-    ('welch', 0.118, 0.091, 0.144)
-    >>> ci = metric_confidence_interval(None, y_score, sensitive_features=groups,
-    ...                                 method="dkw")
-    >>> round(ci.low, 3), round(ci.high, 3)
-    (0.119, 0.461)
-    """
-    confidence_level = _check_confidence_level(confidence_level)
-    spec = _spec(metric, metric_params)
-    method = _check_interval_method(method, spec)
-    if method == "dkw":
-        _check_dkw(spec, y_score, sample_weight)
-    elif method in ("band", "bootstrap"):
-        n_resamples = _check_n_resamples(n_resamples)
-    if method == "bootstrap":
-        bootstrap_method = _check_bootstrap_method(bootstrap_method)
-    data = (y_true, y_score, sensitive_features, sample_weight, combine)
-    estimates, resampler = _prepare(*data, [spec], min_group_size)
-    result = (metric, estimates[0])
-    if method == "dkw":
-        low, high = _dkw(resampler, [spec], estimates, confidence_level)
-        return MetricConfidenceInterval(
-            *result, float(low[0]), float(high[0]), confidence_level, "dkw"
-        )
-    rng = _generator(random_state)
-    if method == "bootstrap":
-        draws = _bootstrap(
-            resampler,
-            [spec],
-            confidence_level=confidence_level,
-            n_resamples=n_resamples,
-            bootstrap_method=bootstrap_method,
-            rng=rng,
-        )
-        low, high = np.clip(
-            [draws.low[0], draws.high[0]], 0.0, 2.0 if metric == "abpc" else 1.0
-        )
-        return MetricConfidenceInterval(
-            *result,
-            float(low),
-            float(high),
-            confidence_level,
-            "bootstrap",
-            n_resamples,
-            bootstrap_method,
-            float(draws.se[0]),
-        )
-    band = maxima = None
-    if method == "band":
-        band = BandData(resampler, [band_norm(spec)])
-        maxima = _band_draws(resampler, band, n_resamples, rng)
-    low, high = _interval_bounds(
-        resampler, [spec], [method], confidence_level, band, maxima
-    )
-    test = _closed_form_pvalue(resampler, spec)
-    if test is not None:
-        low = _zero_if_not_rejected(low, test[0], confidence_level)
-    return MetricConfidenceInterval(
-        *result,
-        float(low[0]),
-        float(high[0]),
-        confidence_level,
-        method,
-        n_resamples if method == "band" else None,
-    )
-
-
-def _band_draws(resampler, band, n_resamples, rng):
-    """The bootstrap distribution of the band norms' studentised maxima."""
-    return _bootstrap(
-        resampler,
-        [],
-        confidence_level=0.95,  # unused: the quantiles are taken by the caller
-        n_resamples=n_resamples,
-        bootstrap_method="percentile",
-        rng=rng,
-        band=band,
-    ).maxima
-
-
-def _check_interval_method(method, spec):
-    """The interval method, "auto" resolved; errors for unknown or misapplied ones."""
-    if method not in _INTERVAL_METHODS:
-        raise ValueError(INTERVAL_METHOD_ERROR.format(method=method))
-    if method == "auto":
-        return _auto_method(spec)
-    if method in ("welch", "newcombe") and _auto_method(spec) != method:
-        raise ValueError(
-            CLOSED_FORM_METRIC_ERROR.format(
-                method=method, metric=spec.metric, options=spec.options
-            )
-        )
-    return method
-
-
-def _check_dkw(spec, y_score, sample_weight):
-    if spec.metric not in _DKW_METRICS:
-        raise ValueError(DKW_METRIC_ERROR.format(metric=spec.metric))
-    if sample_weight is not None:
-        raise ValueError(DKW_WEIGHT_ERROR)
-    opts = spec.options
-    if spec.metric == "abcc" or (
-        spec.metric == "delta_dp" and opts.get("threshold") is None
-    ):
-        check_scores(
-            y_score, unit_interval_for=DKW_UNIT_REASON.format(metric=spec.metric)
-        )
-
-
-def disparity_test(
-    y_true,
-    y_score,
-    *,
-    sensitive_features,
-    metric="mcdp",
-    method="auto",
-    n_resamples=9999,
-    random_state=None,
-    metric_params=None,
-    sample_weight=None,
-    combine="intersection",
-    min_group_size=None,
-):
-    """Test "no disparity": whether the groups' score distributions are the same.
-
-    The null hypothesis is that every group's scores are drawn from one
-    distribution (the group labels are exchangeable); a small p-value says
-    the observed disparity is unlikely to be noise.
-
-    Parameters
-    ----------
-    y_true, y_score
-        See :func:`metric_confidence_interval`.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-        Group labels; with several attributes their intersections are
-        permuted.
-    metric : {"mcdp", "abcc", "abpc", "delta_dp"}, default="mcdp"
-        The test statistic.
-    method : {"auto", "permutation", "ks", "welch", "chi2"}, default="auto"
-        "permutation": :func:`scipy.stats.permutation_test`, group labels
-        permuted, one-sided (large values are evidence of disparity), any
-        metric. "ks": for MCDP(0) of two unweighted groups, the two-sample
-        Kolmogorov–Smirnov p-value of :func:`scipy.stats.ks_2samp` (exact
-        when each group has at most 10 000 samples, asymptotic above, as
-        scipy's ``method="auto"``). "welch": for ΔDP_c of unweighted groups,
-        Welch's t-test (two groups) or the Alexander–Govern test (more; as
-        :func:`scipy.stats.alexandergovern`) of equal means. "chi2": for
-        ΔDP_b^t of unweighted groups, Pearson's chi-square test of equal
-        positive rates (Fisher's exact test for two groups when an expected
-        count is below 5). "auto" is "ks", then "welch" / "chi2" where they
-        apply (no resampling, no resolution limit), else "permutation".
-    n_resamples : int, default=9999
-        Permutations; the smallest p-value is ``1 / (n_resamples + 1)``.
-    random_state : int, RandomState, Generator or None, default=None
-        Seeds the permutations.
-    metric_params, combine
-        See :func:`metric_confidence_interval`.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights (they stay with their samples when labels move).
-    min_group_size : int or None, default=None
-        As for :func:`metric_confidence_interval`; the permutations move
-        labels among the samples of the compared groups only (the samples of
-        groups left out keep theirs).
-
-    Returns
-    -------
-    result : DisparityTestResult
-
-    Raises
-    ------
-    ValueError
-        On invalid inputs, or ``method="ks"`` where it does not apply.
-
-    See Also
-    --------
-    metric_confidence_interval : How large the disparity may be.
-
-    Notes
-    -----
-    MCDP(0) is the two-sample KS statistic, so for ε = 0 the KS test is exact
-    and needs no resampling. The Welch and chi-square tests test a smaller
-    null (equal means, equal positive rates at the threshold): exactly
-    "ΔDP = 0". With several attributes and ``combine="marginal"`` their
-    p-values are combined by Bonferroni. A permutation p-value is never
-    below ``1 / (n_resamples + 1)`` (``pvalue_floor``): at that value the
-    observed metric exceeded every permuted one, and only more permutations
-    can say more. Since MCDP(ε) <= MCDP(0), the KS p-value at the
-    observed MCDP(ε) is also a valid, conservative p-value for ε > 0; the
-    permutation test is sharper.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skfair.metrics import disparity_test
-    >>> rng = np.random.default_rng(0)
-    >>> y_score, groups = rng.random(120), np.repeat([0, 1], 60)
-    >>> res = disparity_test(None, y_score, sensitive_features=groups)
-    >>> res.method, round(res.statistic, 3), res.pvalue > 0.05  # one distribution
-    ('ks', 0.167, True)
-    >>> y_score[groups == 1] **= 0.5  # group 1 now scores higher
-    >>> res = disparity_test(None, y_score, sensitive_features=groups,
-    ...                      metric="abcc", n_resamples=999, random_state=0)
-    >>> res.method, res.pvalue < 0.01
-    ('permutation', True)
-    """
-    if method not in ("auto", "permutation", "ks", "welch", "chi2"):
-        raise ValueError(TEST_METHOD_ERROR.format(method=method))
-    spec = _spec(metric, metric_params)
-    data = (y_true, y_score, sensitive_features, sample_weight, combine)
-    estimates, resampler = _prepare(*data, [spec], min_group_size)
-    problem = _ks_problem(spec, resampler, sample_weight)
-    if method == "ks" and problem is not None:
-        raise ValueError(KS_ERROR.format(problem=problem))
-    closed = None if method in ("permutation", "ks") else _closed_form(resampler, spec)
-    if method in ("welch", "chi2") and (closed is None or _TESTS[closed[1]] != method):
-        what = "means" if method == "welch" else "positive rates"
-        options = "no threshold" if method == "welch" else "with a threshold"
-        problem = "sample weights" if sample_weight is not None else spec.options
-        raise ValueError(
-            CLOSED_FORM_TEST_ERROR.format(
-                method=method,
-                what=what,
-                options=options,
-                metric=metric,
-                problem=problem,
-            )
-        )
-    if method == "ks" or (method == "auto" and problem is None):
-        return DisparityTestResult(metric, estimates[0], _ks_pvalue(resampler), "ks")
-    if closed is not None:
-        return DisparityTestResult(metric, estimates[0], closed[0], closed[1])
-    n_resamples = _check_n_resamples(n_resamples)
-    pvalues = _permutation_pvalues(
-        resampler, [spec], n_resamples=n_resamples, rng=_generator(random_state)
-    )
-    return DisparityTestResult(
-        metric,
-        estimates[0],
-        float(pvalues[0]),
-        "permutation",
-        n_resamples,
-        1.0 / (n_resamples + 1),
-    )
-
-
-# the public method name ("welch", "chi2") of each closed-form test
-_TESTS = {
-    "welch": "welch",
-    "alexander-govern": "welch",
-    "chi2": "chi2",
-    "fisher": "chi2",
-}
 
 
 def _closed_form(resampler, spec):

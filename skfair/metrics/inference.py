@@ -1,15 +1,19 @@
-"""The interval and test machinery, as the audit report uses it.
+"""The interval and test machinery, in plain names: skfair's internal interface.
 
-This module is skfair's internal interface between :mod:`skfair.metrics` and
-:mod:`skfair.report`: plain names with docstrings, so that neither side
-reaches into the other's private helpers. It is not part of the public API
-(no ``__all__`` entry in :mod:`skfair.metrics`, no stability promise).
+``_uncertainty.py`` is the engine (the one sort, the shared resamples and
+permutations); this module names each step it offers, with a docstring, and
+is the only module that calls the engine's private names. Its users are the
+public :func:`~skfair.metrics.metric_confidence_interval` and
+:func:`~skfair.metrics.disparity_test` (``_confidence.py``) and the audit
+report (:mod:`skfair.report`), so neither reaches into the engine's private
+helpers. It is not part of the public API (no ``__all__`` entry in
+:mod:`skfair.metrics`, no stability promise).
 
-Everything here shares work across metrics: :func:`shared_sort` validates the
-data through the public metrics and sorts the scores once; intervals and
+Everything here shares work across metrics: :func:`shared_sort` validates
+the data through the public metrics and sorts the scores once; intervals and
 tests of several metrics are then computed on the same resamples and
-permutations of that one sort. :func:`metric_confidence_interval` and
-:func:`disparity_test` are the one-metric cases of the same functions.
+permutations of that one sort (:func:`infer_metrics` for the report; the
+public functions are its one-metric cases).
 """
 
 from __future__ import annotations
@@ -23,11 +27,13 @@ from ._uncertainty import (
     _bootstrap,
     _check_confidence_level,
     _check_n_resamples,
+    _closed_form,
     _closed_form_pvalue,
     _dkw,
-    _Draws,
     _generator,
     _interval_bounds,
+    _ks_problem,
+    _ks_pvalue,
     _permutation_pvalues,
     _prepare,
     _spec,
@@ -37,14 +43,30 @@ from ._uncertainty import (
 
 __all__ = [
     "aggregate",
+    "auto_method",
+    "band_maxima",
+    "bootstrap_draws",
     "check_confidence_level",
     "check_n_resamples",
+    "closed_form_pvalue",
     "dask_group_summary",
+    "delta_dp_test",
+    "dkw_bounds",
     "infer_metrics",
+    "interval_band",
+    "interval_bounds",
+    "ks_problem",
+    "ks_pvalue",
     "metric_spec",
     "pairs_of",
+    "permutation_pvalues",
     "random_generator",
+    "shared_sort",
+    "zero_if_not_rejected",
 ]
+
+
+# -- arguments -------------------------------------------------------------------
 
 
 def metric_spec(metric, params=None):
@@ -61,7 +83,13 @@ def metric_spec(metric, params=None):
     Returns
     -------
     spec : hashable
-        What the other functions of this module take.
+        What the other functions of this module take; ``spec.metric`` is the
+        name and ``spec.options`` the keyword arguments.
+
+    Raises
+    ------
+    ValueError
+        For an unknown metric, or ``params`` holding one of the excluded keys.
     """
     return _spec(metric, params)
 
@@ -77,8 +105,222 @@ def check_n_resamples(value):
 
 
 def random_generator(random_state):
-    """A numpy Generator from scikit-learn's ``random_state`` conventions."""
+    """A numpy Generator from scikit-learn's ``random_state`` conventions.
+
+    An int or a RandomState seeds a new Generator (``None`` draws the seed
+    from numpy's global RandomState); a Generator is returned as is.
+    """
     return _generator(random_state)
+
+
+def auto_method(spec):
+    """The default interval of a metric: "welch", "newcombe" or "band".
+
+    Welch for ΔDP_c, Newcombe for ΔDP_b^t (closed forms), the bootstrap band
+    of the centred gap for ABCC, ABPC and MCDP(ε).
+    """
+    return _auto_method(spec)
+
+
+# -- the one sort ----------------------------------------------------------------
+
+
+def shared_sort(data, specs, min_group_size=None):
+    """Validate the data through the public metrics and sort the scores once.
+
+    Parameters
+    ----------
+    data : tuple
+        ``(y_true, y_score, sensitive_features, sample_weight, combine)``, as
+        for the metrics.
+    specs : list
+        From :func:`metric_spec`.
+    min_group_size : int or None, default=None
+        None warns once about small groups and keeps every group; an int
+        leaves out the smaller groups, as the metrics do.
+
+    Returns
+    -------
+    estimates : list of float
+        Each spec's metric on the data (the public metric function's value;
+        invalid data raise its errors).
+    shared : object
+        The sorted data, which every other function of this module takes.
+    """
+    return _prepare(*data, specs, min_group_size)
+
+
+# -- intervals -------------------------------------------------------------------
+
+
+def interval_band(shared, specs):
+    """The simultaneous bands of the specs' gaps, one per norm, or None.
+
+    Each metric is 1-Lipschitz in a norm of the group gap (sup for MCDP(ε)
+    and ΔDP_b^t, L1 for ABCC and ΔDP_c, the density gap's L1 for ABPC); the
+    band of each norm distinct among ``specs`` is built on ``shared``. None
+    when ``specs`` is empty.
+    """
+    norms = [band_norm(s) for s in specs]
+    return BandData(shared, norms) if norms else None
+
+
+def bootstrap_draws(
+    shared, specs, *, confidence_level, n_resamples, bootstrap_method, rng, band=None
+):
+    """The stratified bootstrap of several metrics (and bands) on shared resamples.
+
+    Each group is resampled on its own (:func:`scipy.stats.bootstrap`); a
+    resample reweights the once-sorted scores.
+
+    Parameters
+    ----------
+    shared : object
+        From :func:`shared_sort`.
+    specs : list
+        The metrics bootstrapped (may be empty when ``band`` is given).
+    confidence_level : float
+    n_resamples : int
+    bootstrap_method : {"basic", "percentile", "BCa"}
+        scipy's interval type of the metrics.
+    rng : numpy.random.Generator
+    band : object or None, default=None
+        From :func:`interval_band`: its studentised maxima are drawn on the
+        same resamples.
+
+    Returns
+    -------
+    draws : namedtuple
+        ``low``, ``high``, ``se``: each spec's interval and standard error
+        (NaN where a resample leaves the metric undefined); ``values``: the
+        bootstrap distributions (n_specs, n_resamples); ``maxima``: the band
+        norms' studentised maxima (n_norms, n_resamples), or None.
+    """
+    return _bootstrap(
+        shared,
+        specs,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        bootstrap_method=bootstrap_method,
+        rng=rng,
+        band=band,
+    )
+
+
+def band_maxima(shared, band, n_resamples, rng):
+    """The bootstrap distribution of the band norms' studentised maxima.
+
+    :func:`bootstrap_draws` of the band alone; (n_norms, n_resamples).
+    """
+    return bootstrap_draws(
+        shared,
+        [],
+        confidence_level=0.95,  # unused: the quantiles are taken by the caller
+        n_resamples=n_resamples,
+        bootstrap_method="percentile",
+        rng=rng,
+        band=band,
+    ).maxima
+
+
+def interval_bounds(shared, specs, methods, confidence_level, band=None, maxima=None):
+    """``low`` and ``high`` of each spec by its method: "welch", "newcombe" or "band".
+
+    Parameters
+    ----------
+    shared : object
+        From :func:`shared_sort`.
+    specs : list
+        From :func:`metric_spec`.
+    methods : list of str
+        One per spec (see :func:`auto_method`).
+    confidence_level : float
+    band, maxima : optional
+        For the "band" specs: :func:`interval_band` of them, and its
+        :func:`band_maxima` (or the ``maxima`` of :func:`bootstrap_draws`).
+
+    Returns
+    -------
+    low, high : ndarray of shape (n_specs,)
+        Within each metric's range; pairs aggregated as the metric does.
+    """
+    return _interval_bounds(shared, specs, methods, confidence_level, band, maxima)
+
+
+def dkw_bounds(shared, specs, confidence_level):
+    """Distribution-free intervals from the DKW inequality (Massart's constant).
+
+    For metrics that are functionals of the group CDFs (not ABPC): each
+    group's band is :func:`~skfair.metrics.dkw_halfwidth` at the error
+    probability split over all groups (Bonferroni). Returns ``low`` and
+    ``high``, arrays of shape (n_specs,) within [0, 1].
+    """
+    return _dkw(shared, specs, None, confidence_level)
+
+
+def zero_if_not_rejected(low, pvalue, confidence_level):
+    """``low`` set to 0 where the test of "no disparity" does not reject.
+
+    Lowering a bound never reduces coverage, and the interval then agrees
+    with the test: it contains 0 whenever the p-value exceeds
+    ``1 - confidence_level``. A NaN p-value (no test) keeps ``low``.
+    """
+    return _zero_if_not_rejected(low, pvalue, confidence_level)
+
+
+# -- tests -----------------------------------------------------------------------
+
+
+def closed_form_pvalue(shared, spec):
+    """``(pvalue, test)`` of a test of "no disparity" needing no resampling, or None.
+
+    The exact Kolmogorov–Smirnov test ("ks") for MCDP(0) of two groups;
+    "welch" / "alexander-govern" (ΔDP_c) and "chi2" / "fisher" (ΔDP_b^t) for
+    ΔDP. Unweighted data only.
+    """
+    return _closed_form_pvalue(shared, spec)
+
+
+def ks_problem(shared, spec, sample_weight):
+    """Why the exact KS test does not apply to ``spec`` (a string), or None.
+
+    It applies to MCDP(0) (``method="exact"``) of exactly two unweighted
+    groups.
+    """
+    return _ks_problem(spec, shared, sample_weight)
+
+
+def ks_pvalue(shared):
+    """The two-sample Kolmogorov–Smirnov p-value of the two groups.
+
+    :func:`scipy.stats.ks_2samp` with ``method="auto"``; only where
+    :func:`ks_problem` is None.
+    """
+    return _ks_pvalue(shared)
+
+
+def delta_dp_test(shared, spec):
+    """``(pvalue, test)`` of ΔDP's closed-form tests, or None.
+
+    Welch / Alexander–Govern (equal means, ΔDP_c) or chi-square / Fisher
+    (equal positive rates, ΔDP_b^t); None for other metrics or weighted data.
+    """
+    return _closed_form(shared, spec)
+
+
+def permutation_pvalues(shared, specs, *, n_permutations, rng):
+    """One-sided permutation p-values of several specs on shared permutations.
+
+    Group labels are permuted among the samples of the compared groups
+    (:func:`scipy.stats.permutation_test`, or the same computation without
+    scipy above 50 000 samples); large values are evidence of disparity.
+    Returns an array of shape (n_specs,), NaN where a permutation leaves the
+    metric undefined; never below ``1 / (n_permutations + 1)``.
+    """
+    return _permutation_pvalues(shared, specs, n_resamples=n_permutations, rng=rng)
+
+
+# -- the report ------------------------------------------------------------------
 
 
 def infer_metrics(
@@ -143,33 +385,19 @@ def infer_metrics(
         - ``pvalue_floor``: ``1 / (n_permutations + 1)`` for a permutation
           test, the smallest p-value it can give (NaN for the other tests).
     """
-    estimates, shared = _prepare(
-        None, y_score, sensitive_features, None, combine, specs, min_group_size
+    data = (None, y_score, sensitive_features, None, combine)
+    estimates, shared = shared_sort(data, specs, min_group_size)
+    rng = random_generator(random_state)
+    methods = [auto_method(s) for s in specs]
+    band = interval_band(shared, [s for s, m in zip(specs, methods) if m == "band"])
+    legacy, maxima = _shared_draws(
+        shared, specs, legacy_bootstrap, band, confidence_level, n_resamples, rng
     )
-    rng = _generator(random_state)
-    methods = [_auto_method(s) for s in specs]
-    norms = [band_norm(s) for s, m in zip(specs, methods) if m == "band"]
-    band = BandData(shared, norms) if norms else None
-    legacy = list(specs) if legacy_bootstrap else []
-    draws = _Draws(*(np.full(len(specs), np.nan) for _ in range(4)), None)
-    if legacy or band is not None:
-        drawn = _bootstrap(
-            shared,
-            legacy,
-            confidence_level=confidence_level,
-            n_resamples=n_resamples,
-            bootstrap_method="basic",
-            rng=rng,
-            band=band,
-        )
-        draws = drawn if legacy else draws._replace(maxima=drawn.maxima)
-    low, high = _interval_bounds(
-        shared, specs, methods, confidence_level, band, draws.maxima
-    )
+    low, high = interval_bounds(shared, specs, methods, confidence_level, band, maxima)
     dkw_at = [j for j, s in enumerate(specs) if s.metric != "abpc"]
-    dkw_low, dkw_high = _dkw(shared, [specs[j] for j in dkw_at], None, confidence_level)
+    dkw_low, dkw_high = dkw_bounds(shared, [specs[j] for j in dkw_at], confidence_level)
     pvalues, tests, floors = _pvalues(shared, specs, n_permutations, rng)
-    low = _zero_if_not_rejected(low, pvalues, confidence_level)
+    low = zero_if_not_rejected(low, pvalues, confidence_level)
     rows = []
     for j, spec in enumerate(specs):
         upper = 2.0 if spec.metric == "abpc" else 1.0
@@ -180,9 +408,9 @@ def infer_metrics(
                 "low": float(low[j]),
                 "high": float(high[j]),
                 "interval": methods[j],
-                "bootstrap_low": float(np.clip(draws.low[j], 0.0, upper)),
-                "bootstrap_high": float(np.clip(draws.high[j], 0.0, upper)),
-                "bootstrap_se": float(draws.se[j]),
+                "bootstrap_low": float(np.clip(legacy[0][j], 0.0, upper)),
+                "bootstrap_high": float(np.clip(legacy[1][j], 0.0, upper)),
+                "bootstrap_se": float(legacy[2][j]),
                 "dkw_low": float("nan") if d is None else float(dkw_low[d]),
                 "dkw_high": float("nan") if d is None else float(dkw_high[d]),
                 "pvalue": float(pvalues[j]),
@@ -191,6 +419,31 @@ def infer_metrics(
             }
         )
     return rows
+
+
+def _shared_draws(
+    shared, specs, legacy_bootstrap, band, confidence_level, n_resamples, rng
+):
+    """The 'basic' bootstrap of every spec and the band maxima, on shared resamples.
+
+    Returns ``(low, high, se)`` of each spec (NaN arrays without
+    ``legacy_bootstrap``) and the band maxima (None without ``band``); draws
+    nothing, ``rng`` untouched, when neither is asked for.
+    """
+    legacy = list(specs) if legacy_bootstrap else []
+    nan = tuple(np.full(len(specs), np.nan) for _ in range(3))
+    if not legacy and band is None:
+        return nan, None
+    draws = bootstrap_draws(
+        shared,
+        legacy,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        bootstrap_method="basic",
+        rng=rng,
+        band=band,
+    )
+    return ((draws.low, draws.high, draws.se) if legacy else nan), draws.maxima
 
 
 def _pvalues(shared, specs, n_permutations, rng):
@@ -204,14 +457,14 @@ def _pvalues(shared, specs, n_permutations, rng):
     floors = [float("nan")] * len(specs)
     permuted = []
     for j, spec in enumerate(specs):
-        closed = _closed_form_pvalue(shared, spec)
+        closed = closed_form_pvalue(shared, spec)
         if closed is None:
             permuted.append(j)
         else:
             pvalues[j], tests[j] = closed
     if permuted:
-        pvalues[permuted] = _permutation_pvalues(
-            shared, [specs[j] for j in permuted], n_resamples=n_permutations, rng=rng
+        pvalues[permuted] = permutation_pvalues(
+            shared, [specs[j] for j in permuted], n_permutations=n_permutations, rng=rng
         )
         for j in permuted:
             tests[j] = "permutation"
