@@ -65,7 +65,7 @@ report = skfair.audit(
     title="Logistic regression on Adult: sex × race",
 )
 print(report)
-print(report.metrics[["value", "bootstrap_low", "bootstrap_high", "pvalue"]])
+print(report.metrics[["value", "low", "high", "interval", "pvalue", "test"]])
 
 # %%
 # The figures use the report's groups
