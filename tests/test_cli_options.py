@@ -428,19 +428,30 @@ def test_help_says_which_library_reads(capsys, monkeypatch):
 
 
 def test_csv_needs_no_pyarrow(frame, tmp_path):
-    # pyarrow blocked before pandas is imported; pandas then polars read CSV
+    # pyarrow hidden (no finder sees it) before pandas is imported, as if not
+    # installed; pandas, then polars, read the CSV
     path = _write(frame, tmp_path)
     parquet = _write(frame, tmp_path, "preds.parquet")
     script = textwrap.dedent(
         f"""
-        import sys
-        sys.modules["pyarrow"] = None
+        import importlib.abc, sys
+        BLOCKED = set(["pyarrow", "polars"])
+        class Hide(importlib.abc.MetaPathFinder):  # as if not installed
+            def __init__(self, finders):
+                self.finders = finders
+            def find_spec(self, name, path, target=None):
+                if name.split(".")[0] in BLOCKED:
+                    return None
+                for finder in self.finders:
+                    spec = finder.find_spec(name, path, target)
+                    if spec is not None:
+                        return spec
+                return None
+        sys.meta_path[:] = [Hide(list(sys.meta_path))]
         from skfair._cli import main
         for blocked in (True, False):
-            if blocked:
-                sys.modules["polars"] = None
-            else:
-                del sys.modules["polars"]
+            if not blocked:
+                BLOCKED.discard("polars")
             status = main(["audit", "--predictions", {path!r}, "--score",
                            "proba", "--sensitive", "sex", "--n-resamples", "9",
                            "--output", {str(tmp_path / "r.json")!r}])
