@@ -4,8 +4,10 @@
 a pyarrow-backed pandas DataFrame or a polars DataFrame (fairlearn's
 ``constructor`` fixture, issue 20), so that a test written once runs over
 every dataframe library skfair reads. The libraries that are not installed
-are skipped.
+are skipped. ``client`` is the small in-process Dask cluster of the Dask tests.
 """
+
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -49,3 +51,21 @@ CONSTRUCTORS = {"pandas": _pandas, "pyarrow": _pyarrow, "polars": _polars}
 def constructor(request):
     """A function ``{name: column} -> DataFrame`` of one dataframe library."""
     return CONSTRUCTORS[request.param]
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A small in-process ``distributed`` cluster (2 workers), for Dask tests."""
+    distributed = pytest.importorskip("distributed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # port-in-use notices of a shared box
+        cluster = distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=False,
+            dashboard_address=None,
+        )
+        c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()

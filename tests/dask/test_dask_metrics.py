@@ -6,7 +6,6 @@ to the public functions (a no-op wrapper if they are already decorated).
 """
 
 import re
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -31,25 +30,14 @@ from skfair.metrics._dask_engine import (  # noqa: E402
 )
 from skfair.utils._dask import MIXED_INPUT_ERROR, dask_dispatch  # noqa: E402
 
-pytestmark = pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")
-
 EPSILONS = [0.0, 1e-3, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def client():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # port-in-use notices of a shared box
-        cluster = distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=False,
-            dashboard_address=None,
-        )
-        c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
+# a small in-process cluster for every test here (tests/conftest.py)
+pytestmark = [
+    pytest.mark.usefixtures("client"),
+    pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning"),
+]
 
 
 def on_dask(name):

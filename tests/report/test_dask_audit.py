@@ -34,20 +34,8 @@ EXACT = ["delta_dp@0.5", "mcdp", "mcdp@0.05"]
 ROUNDED = ["delta_dp", "abcc"]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def client():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # port-in-use notices of a shared box
-        cluster = distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=False,
-            dashboard_address=None,
-        )
-        c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
+# a small in-process cluster for every test here (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("client")
 
 
 def pre(message):
