@@ -26,7 +26,6 @@ import os
 import time
 import warnings
 
-import numpy as np
 import pandas as pd
 from bench_inprocessing import (
     ALIGNMENT,
@@ -37,6 +36,7 @@ from bench_inprocessing import (
     split,
     standardise,
 )
+from bench_metrics import median_time  # the same timer as the metric benchmarks
 
 from skfair.metrics import mcdp
 
@@ -60,15 +60,6 @@ def test_scores(seed):
         )
         scores[name] = model.fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
     return scores, X_te[sensitive].to_numpy()
-
-
-def median_time(func, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def measure(scores, groups, repeat):
