@@ -120,10 +120,13 @@ class AdversarialDebiasingClassifier(_MLPTrainingMixin, BaseFairPenalised):
         ``learning_rate_init`` if None.
     adversary_steps : int, default=1
         Adam steps of the adversary per step of the predictor, on the same
-        mini-batch, before the predictor's gradient against it is taken.
-        Zhang et al.'s analysis assumes the adversary trained to convergence;
-        with one step a slow adversary can be fooled by inverting the
-        predictions rather than by removing the group from them.
+        mini-batch. The predictor's gradient against the adversary is taken
+        at the adversary of the last of these steps, before its update: with
+        one step, both are updated from the same point (simultaneous
+        gradient steps). Zhang et al.'s analysis assumes the adversary
+        trained to convergence; with one step a slow adversary can be fooled
+        by inverting the predictions rather than by removing the group from
+        them.
     hidden_layer_sizes : int or tuple of int, default=(256,)
         Units of each hidden layer of the predictor.
     learning_rate_init : float, default=1e-3

@@ -7,7 +7,7 @@ from ._hfm_paper import (  # noqa: F401 (LEARNER_NAMES: for the compare CLI)
     hfm_paper_scoring,
     make_hfm_encoder,
 )
-from ._selection import fairest_within
+from ._selection import fairest_within, tolerance_floor  # noqa: F401 (plotting)
 from ._threshold_tradeoff import ThresholdTradeoff, threshold_tradeoff
 
 __all__ = [

@@ -18,6 +18,22 @@ NO_CANDIDATE_ERROR = (
 TOLERANCE_ERROR = "tolerance must be a real number in (0, 1]; got {value!r}."
 
 
+def tolerance_floor(best, tolerance):
+    """The least performance within ``tolerance`` of ``best``.
+
+    ``tolerance * best`` for a positive best score; for a negative one (a
+    negated loss), ``best - (1 - tolerance) * |best|``, so the floor is below
+    the best either way. The one rule of :class:`fairest_within`,
+    :func:`threshold_tradeoff` and the trade-off figure.
+
+    Examples
+    --------
+    >>> tolerance_floor(0.8, 0.95), tolerance_floor(-0.2, 0.95)
+    (0.76, -0.21)
+    """
+    return float(best - (1.0 - tolerance) * abs(best))
+
+
 class fairest_within:
     """A ``refit`` rule: the fairest candidate whose performance is near the best.
 
@@ -122,8 +138,7 @@ class fairest_within:
                 NO_CANDIDATE_ERROR.format(which="fairness and performance")
             )
         best = performance[valid].max()
-        floor = best - (1.0 - self.tolerance) * abs(best)
-        return valid & (performance >= floor)
+        return valid & (performance >= tolerance_floor(best, self.tolerance))
 
     def __call__(self, cv_results):
         """Index of the selected candidate in a search's ``cv_results_``."""

@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from ..utils import (
-    Grouping,
     check_min_group_size,
     check_pos_label,
     check_same_index,
@@ -26,7 +25,7 @@ from ..utils import (
     check_scores,
     sensitive_groupings,
 )
-from ._selection import TOLERANCE_ERROR
+from ._selection import TOLERANCE_ERROR, tolerance_floor
 
 PERFORMANCE_MEASURES = (
     "balanced_accuracy",
@@ -39,6 +38,10 @@ PERFORMANCE_MEASURES = (
 PERFORMANCE_ERROR = (
     "performance must be one of {names} or a callable "
     "performance(y_true, y_pred[, sample_weight=...]) -> float; got {value!r}."
+)
+NO_LABELS_ERROR = (
+    "threshold_tradeoff needs the true labels y_true (its performance measure "
+    "compares the decisions with them); got None."
 )
 THRESHOLDS_ERROR = (
     "thresholds must be a non-empty 1-D array of finite real numbers; got {value!r}."
@@ -213,7 +216,9 @@ def threshold_tradeoff(
         Weights of the rates and of the built-in performance measures.
     min_group_size : int or None, default=None
         Groups with fewer samples are left out (as the metrics do): their
-        samples are in no rate, performance value or default threshold;
+        samples are in no rate of that attribute, performance value or
+        default threshold (with ``combine="marginal"`` they still count in
+        the other attributes' groups, as in :func:`~skfair.metrics.delta_dp`);
         None keeps every group and warns about groups under 30 samples.
 
     Returns
@@ -253,6 +258,8 @@ def threshold_tradeoff(
     >>> sorted(result.to_dict())[:4]
     ['best', 'delta_dp', 'n_candidates', 'n_trivial']
     """
+    if y_true is None:
+        raise ValueError(NO_LABELS_ERROR)
     check_same_index(
         y_true=y_true,
         y_score=y_score,
@@ -272,25 +279,23 @@ def threshold_tradeoff(
     groupings = sensitive_groupings(
         sensitive_features, n_samples=n, combine=combine, min_group_size=min_group_size
     )
-    # the samples of the compared groups only (min_group_size leaves some out)
+    w = np.ones(n) if weights is None else weights
+    # each grouping's rates on its own kept samples, as delta_dp (with
+    # combine="marginal", a group left out of one attribute still counts in
+    # the other attributes' groups); the performance and the default grid on
+    # the samples every grouping keeps
     kept = np.logical_and.reduce([g.kept for g in groupings])
-    if not kept.all():
-        scores, y = scores[kept], y[kept]
-        weights = None if weights is None else weights[kept]
-        groupings = [_restrict(g, kept) for g in groupings]
-    grid = _check_thresholds(thresholds, scores)
-    w = np.ones(scores.shape[0]) if weights is None else weights
+    kept = slice(None) if kept.all() else kept  # no copies when all are kept
+    grid = _check_thresholds(thresholds, scores[kept])
     rates = _group_positive_rates(scores, w, groupings, grid)
     if measure is None:
-        values = _measure_from_counts(name, *_confusion(scores, y, w, grid))
+        values = _measure_from_counts(
+            name, *_confusion(scores[kept], y[kept], w[kept], grid)
+        )
     else:
-        values = _measure_by_call(measure, scores, y, weights, grid)
+        extra = None if weights is None else weights[kept]
+        values = _measure_by_call(measure, scores[kept], y[kept], extra, grid)
     return _pick(grid, values, rates, groupings, name, tolerance, pos_label)
-
-
-def _restrict(grouping, rows):
-    """``grouping`` on the samples ``rows`` (a mask) only."""
-    return Grouping(grouping.name, grouping.codes[rows], grouping.labels)
 
 
 def _check_tolerance(tolerance):
@@ -410,8 +415,7 @@ def _pick(grid, values, rates, groupings, name, tolerance, pos_label):
     best = pick = None
     if (~trivial).any():
         best = int(np.flatnonzero(~trivial)[np.argmax(values[~trivial])])
-        floor = values[best] - (1.0 - tolerance) * abs(values[best])
-        within = ~trivial & (values >= floor)
+        within = ~trivial & (values >= tolerance_floor(values[best], tolerance))
         eligible = np.flatnonzero(within)
         # lexsort: the last key is primary -> smallest gap, best value, lowest t
         pick = int(

@@ -24,14 +24,20 @@ DISPARITY_LABEL = r"$\Delta DP_b^t$: positive-rate gap at t"
 THRESHOLD_LABEL = r"decision threshold t  (positive if score $\geq$ t)"
 
 
-def _extreme_share(scores, groupings):
-    """Mean over groups of the share of scores below 0.1 or above 0.9."""
+def _extreme_share(scores, weights, groupings):
+    """Mean over groups of the (weighted) share of scores below 0.1 or above 0.9.
+
+    The share :class:`GroupCDFDisplay` reads from the groups' weighted ECDFs
+    (:func:`~skfair.plotting._base.extreme_share`), so that both Displays pick
+    the same ``xscale="auto"`` for the same data.
+    """
     extreme = (scores < EXTREME) | (scores > 1 - EXTREME)
-    shares = [
-        extreme[grouping.codes == code].mean()
-        for grouping in groupings
-        for code in range(grouping.n_groups)
-    ]
+    shares = []
+    for grouping in groupings:
+        for code in range(grouping.n_groups):
+            members = grouping.codes == code
+            w = None if weights is None else weights[members]
+            shares.append(np.average(extreme[members], weights=w))
     return float(np.mean(shares))
 
 
@@ -318,7 +324,7 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
             mcdp_value=details.value,
             steps=steps,
             name=name,
-            extreme_share=_extreme_share(scores, groupings),
+            extreme_share=_extreme_share(scores, weights, groupings),
         )
         return display.plot(
             ax=ax, line_kwargs=line_kwargs, annotate=annotate, xscale=xscale

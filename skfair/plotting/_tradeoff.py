@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..model_selection import fairest_within
+from ..model_selection import fairest_within, tolerance_floor
 from ..utils import store_params
 from ._base import TEXT_BOX, _FairnessDisplayMixin
 from ._threshold_disparity import DISPARITY_NAME
@@ -506,8 +506,7 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
         if tradeoff.threshold is not None:
             selected = int(np.flatnonzero(table["threshold"] == tradeoff.threshold)[0])
         if tradeoff.best_performance_value is not None:
-            best = tradeoff.best_performance_value
-            floor = best - (1.0 - tradeoff.tolerance) * abs(best)
+            floor = tolerance_floor(tradeoff.best_performance_value, tradeoff.tolerance)
         display = cls(
             performance=table["performance"].to_numpy(dtype=np.float64),
             unfairness=table["delta_dp"].to_numpy(dtype=np.float64),
@@ -552,5 +551,4 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
 def _floor(performance, fairness, tolerance):
     """The least performance ``fairest_within`` accepts (same formula)."""
     valid = np.isfinite(performance) & np.isfinite(fairness)
-    best = performance[valid].max()
-    return float(best - (1.0 - tolerance) * abs(best))
+    return tolerance_floor(performance[valid].max(), tolerance)

@@ -203,12 +203,23 @@ def _grouping_frame(grouping, per_row, reference, confidence_level):
         values = frame[rate]
         frame[f"{rate}_ratio"] = _ratio(values, np.full_like(values, values[ref]))
         frame[f"{rate}_diff"] = values - values[ref]
-    ratio = frame["positive_rate_ratio"]
     frame["four_fifths"] = [
-        None if not np.isfinite(r) else bool(FOUR_FIFTHS <= r <= 1 / FOUR_FIFTHS)
-        for r in ratio
+        None if not np.isfinite(c) else bool(c >= FOUR_FIFTHS)
+        for c in _rate_closeness(frame["positive_rate"], frame["positive_rate"][ref])
     ]
     return pd.DataFrame(frame), matched
+
+
+def _rate_closeness(rates, reference_rate):
+    """``min(rate, ref) / max(rate, ref)``: 1 equal, 0 when one selects no one.
+
+    Symmetric, so the four-fifths rule (a ratio to the reference within
+    [0.8, 1.25]) is ``closeness >= 0.8``; defined when the reference's rate
+    is 0 too (a group selected at all then fails), NaN only when both are 0.
+    """
+    rates = np.asarray(rates, dtype=np.float64)
+    low, high = np.minimum(rates, reference_rate), np.maximum(rates, reference_rate)
+    return _ratio(low, high)
 
 
 def group_table(tables, per_row, *, reference, confidence_level):
@@ -365,9 +376,10 @@ def _extreme(frame, column, count):
 
 def _grouping_facts(frame):
     ref = frame[frame["is_reference"]].iloc[0]
-    ratio = frame["positive_rate_ratio"].astype(float).to_numpy()
+    rates = frame["positive_rate"].astype(float).to_numpy()
+    close = _rate_closeness(rates, ref["positive_rate"])
     with np.errstate(divide="ignore", invalid="ignore"):
-        closeness = np.minimum(ratio, 1.0 / ratio)  # 1 = equal, 0 = none selected
+        ratio = rates / ref["positive_rate"]  # inf where the reference selects no one
     facts = {
         "grouping": frame["grouping"].iloc[0],
         "reference": {"group": ref["group"], "positive_rate": ref["positive_rate"]},
@@ -378,11 +390,10 @@ def _grouping_facts(frame):
         "fpr_gap": _extreme(frame, "fpr", "n_negative"),
         "_closeness": 1.0,
     }
-    rates = frame["positive_rate"].astype(float)
     if rates.max() > 0:
         facts["impact_ratio"] = float(rates.min() / rates.max())
-    if np.isfinite(closeness).any():
-        k = int(np.nanargmin(closeness))
+    if np.isfinite(close).any():
+        k = int(np.nanargmin(close))
         row = frame.iloc[k]
         facts["worst"] = {
             "group": row["group"],
@@ -397,7 +408,7 @@ def _grouping_facts(frame):
         facts["four_fifths"] = (
             "pass" if all(f is not False for f in frame["four_fifths"]) else "fail"
         )
-        facts["_closeness"] = float(closeness[k])
+        facts["_closeness"] = float(close[k])
     return facts
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from ..utils import SMALL_GROUP_SIZE
 from ._common import (
     FEW_POSITIVES,
     FOUR_FIFTHS,
@@ -67,12 +68,18 @@ def _ratio_sentence(facts):
         else "outside the four-fifths rule (0.8 to 1.25)"
     )
     low, high = worst["positive_rate_interval"]
+    # the reference may select no one: then no ratio, and the rule fails
+    ratio = (
+        f"a positive-rate ratio of {ratio:.2f}"
+        if math.isfinite(ratio)
+        else "no positive-rate ratio (the reference selects no one)"
+    )
     return (
         f"At the threshold {t:g}, {worst['group']} (n = {worst['size']:,}) is "
         f"selected at {_pct(worst['positive_rate'])} (Wilson interval "
         f"{_pct(low)}–{_pct(high)}) against {_pct(ref['positive_rate'])} "
-        f"for the reference group {ref['group']} ({facts['grouping']}): a "
-        f"positive-rate ratio of {ratio:.2f}, {rule}."
+        f"for the reference group {ref['group']} ({facts['grouping']}): "
+        f"{ratio}, {rule}."
     )
 
 
@@ -171,12 +178,17 @@ def plain_summary(report):
     out = []
     worst = facts["worst"]
     if worst is not None:
-        ratio = worst["positive_rate_ratio"]
+        ratio, ref = worst["positive_rate_ratio"], facts["reference"]["group"]
+        how_often = (
+            f"{ratio:.2f} times as often as {ref}"
+            if math.isfinite(ratio)
+            else f"{_pct(worst['positive_rate'])} of the time and {ref} never"
+        )
         if facts["four_fifths"] == "fail":
             out.append(
-                f"Decisions are unbalanced: {worst['group']} receives a positive "
-                f"decision {ratio:.2f} times as often as {facts['reference']['group']}"
-                f", outside the 0.8–1.25 range of the four-fifths rule."
+                f"Decisions are unbalanced: {worst['group']}{_few_people(worst)} "
+                f"receives a positive decision {how_often}, outside the "
+                "0.8–1.25 range of the four-fifths rule."
             )
         else:
             out.append(
@@ -209,6 +221,17 @@ def plain_summary(report):
     return out
 
 
+def _few_people(worst):
+    """`` (only n people: ...)`` when the verdict rests on a small group."""
+    if worst["size"] >= SMALL_GROUP_SIZE:
+        return ""
+    low, high = worst["positive_rate_interval"]
+    return (
+        f" (only {worst['size']} people: its positive rate is very uncertain, "
+        f"{_pct(low)}–{_pct(high)})"
+    )
+
+
 def _tradeoff_sentence(report):
     tradeoff = report.tradeoff
     if tradeoff is None or tradeoff.threshold is None:
@@ -227,6 +250,10 @@ def _caveats(report):
     out = []
     if report.left_out:
         out.append(f"{len(report.left_out)} small group(s) left out")
+    compared = report.groups[report.groups["grouping"].isin(list(report.kept_groups))]
+    small = int((compared["size"] < SMALL_GROUP_SIZE).sum())
+    if small:
+        out.append(f"{small} group(s) of fewer than {SMALL_GROUP_SIZE} samples")
     undefined = report.metrics["undefined_reason"].dropna()
     if len(undefined):
         names = report.metrics.loc[undefined.index, "metric"]

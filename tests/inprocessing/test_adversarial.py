@@ -115,6 +115,30 @@ def test_zero_weight_is_the_plain_mlp():
         assert zero.adversary_loss_curve_[-1] < np.log(2) - 0.02
 
 
+@pytest.mark.parametrize("projection", [True, False])
+def test_predictor_steps_against_the_adversary_before_its_last_update(
+    projection, monkeypatch
+):
+    # The adversary starts at zero weights, where its gradient with respect to
+    # the predictor's output is 0. With one adversary step per predictor step,
+    # the predictor's first step is taken against that starting point (the
+    # updates are simultaneous); with two, against the adversary after one.
+    seen = []
+    against = AdversarialDebiasingClassifier._against
+
+    def spy(self, grads, adversary_grads):
+        seen.append(max(float(np.abs(h).max()) for h in adversary_grads))
+        return against(self, grads, adversary_grads)
+
+    monkeypatch.setattr(AdversarialDebiasingClassifier, "_against", spy)
+    X, y, _ = _data()
+    params = {"adversary_weight": 10.0, "projection": projection, "max_iter": 1}
+    _fast(adversary_steps=1, **params).fit(X, y)
+    _fast(adversary_steps=2, **params).fit(X, y)
+    assert seen[0] == 0.0
+    assert seen[1] > 0.0
+
+
 @pytest.mark.parametrize(
     ("params", "factor"),
     [

@@ -166,3 +166,61 @@ def test_labels_and_errors():
     assert THRESHOLDS_ERROR.startswith("thresholds")
     with pytest.raises(ValueError, match="tolerance"):
         threshold_tradeoff(y, score, sensitive_features=group, tolerance=0)
+
+
+def test_marginal_gaps_are_delta_dp_with_groups_left_out():
+    # a group left out of one attribute still counts in the other attribute's
+    # groups, as in delta_dp: the trade-off's gaps are the metric's
+    rng = np.random.default_rng(8)
+    n = 600
+    sensitive = pd.DataFrame(
+        {"A": rng.choice(["a", "b"], n), "B": rng.choice(["x", "y"], n)}
+    )
+    sensitive.loc[:4, "A"] = "tiny"
+    score = rng.random(n)
+    score[:5] = 0.95
+    y = (rng.random(n) < score).astype(int)
+    grid = [0.3, 0.5, 0.7]
+    result = threshold_tradeoff(
+        y,
+        score,
+        sensitive_features=sensitive,
+        combine="marginal",
+        min_group_size=10,
+        thresholds=grid,
+    )
+    expected = [
+        delta_dp(
+            None,
+            score,
+            sensitive_features=sensitive,
+            combine="marginal",
+            min_group_size=10,
+            threshold=t,
+        )
+        for t in grid
+    ]
+    np.testing.assert_allclose(result.candidates["delta_dp"], expected)
+    rate = result.positive_rates.loc[0.5, "B: x"]
+    assert rate == pytest.approx(np.mean(score[sensitive["B"] == "x"] >= 0.5))
+    assert "A: tiny" not in result.positive_rates
+    # the performance is on the samples every attribute keeps
+    keep = (sensitive["A"] != "tiny").to_numpy()
+    assert result.candidates["performance"].iloc[1] == pytest.approx(
+        balanced_accuracy_score(y[keep], score[keep] >= 0.5)
+    )
+
+
+def test_no_labels_is_a_clear_error():
+    from skfair.model_selection._threshold_tradeoff import NO_LABELS_ERROR
+
+    with pytest.raises(ValueError, match="needs the true labels y_true"):
+        threshold_tradeoff(None, [0.2, 0.8], sensitive_features=[0, 1])
+    assert "got None" in NO_LABELS_ERROR
+
+
+def test_tolerance_floor_is_the_rule_of_fairest_within():
+    from skfair.model_selection import tolerance_floor
+
+    assert tolerance_floor(0.8, 0.95) == pytest.approx(0.76)
+    assert tolerance_floor(-0.2, 0.95) == pytest.approx(-0.21)  # a negated loss

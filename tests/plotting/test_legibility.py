@@ -60,6 +60,35 @@ def test_auto_scale_is_linear_for_spread_scores(cls):
     assert display.ax_.get_xlim() == (0.0, 1.0)
 
 
+@pytest.mark.parametrize("heavy", ["extreme", "central"])
+def test_auto_scale_reads_sample_weight_in_both_displays(heavy):
+    # a third of each group's scores near 0: the weights decide whether most
+    # of the mass is extreme, and both Displays must read them alike
+    rng = np.random.default_rng(2)
+    group = np.repeat([0, 1], 300)
+    near_zero = np.tile(np.arange(300) < 100, 2)
+    scores = np.where(near_zero, rng.uniform(0.001, 0.05, 600), rng.random(600))
+    heavy_rows = near_zero if heavy == "extreme" else ~near_zero
+    weights = np.where(heavy_rows, 10.0, 1.0)
+    kwargs = {"sensitive_features": group, "sample_weight": weights}
+    cdf = GroupCDFDisplay.from_predictions(None, scores, **kwargs)
+    disparity = ThresholdDisparityDisplay.from_predictions(None, scores, **kwargs)
+    assert cdf.xscale_ == disparity.xscale_
+    assert cdf.xscale_ == ("logit" if heavy == "extreme" else "linear")
+
+
+@pytest.mark.parametrize("cls", [GroupCDFDisplay, ThresholdDisparityDisplay])
+def test_auto_scale_is_linear_for_scores_outside_the_unit_interval(cls):
+    # log-odds concentrated near 0: extreme by the [0.1, 0.9] rule, yet a
+    # logit axis cannot draw them
+    rng = np.random.default_rng(3)
+    scores, group = rng.normal(0.0, 0.03, 400), np.repeat([0, 1], 200)
+    display = cls.from_predictions(None, scores, sensitive_features=group)
+    assert display.xscale_ == "linear"
+    left, right = display.ax_.get_xlim()
+    assert left < scores.min() and scores.max() < right
+
+
 @pytest.mark.parametrize("cls", [GroupCDFDisplay, ThresholdDisparityDisplay])
 @pytest.mark.parametrize("xscale", ["linear", "log", "logit"])
 def test_scale_is_overridable(cls, xscale):

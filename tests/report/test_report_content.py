@@ -451,3 +451,72 @@ def test_headline_gaps_leave_out_groups_with_few_positives():
     assert worst["size"] == sizes[worst["group"]]
     low, high = worst["positive_rate_interval"]
     assert low <= worst["positive_rate"] <= high
+
+
+def test_four_fifths_fails_when_the_reference_selects_no_one():
+    # a (the largest group, the reference) selects no one, b half of its
+    # members: no ratio to a, but the rule is plainly broken
+    y_score = np.r_[np.full(120, 0.1), np.repeat([0.9, 0.1], 50)]
+    g = np.repeat(["a", "b"], [120, 100])
+    y_true = np.tile([1, 0], 110)
+    report = audit(y_true, y_score, sensitive_features=g, **FAST)
+    table = report.groups.set_index("group")
+    assert table.loc["a", "is_reference"] and table.loc["a", "positive_rate"] == 0
+    assert np.isnan(table.loc["b", "positive_rate_ratio"])
+    assert table.loc["b", "four_fifths"] == False  # noqa: E712
+    assert table.loc["a", "four_fifths"] is None  # 0 against 0: no verdict
+    facts = report.headline["threshold"]
+    assert facts["four_fifths"] == "fail" and facts["worst"]["group"] == "b"
+    out = report.to_dict()
+    assert "outside the four-fifths rule" in out["headline"]["text"][0]
+    assert "the reference selects no one" in out["headline"]["text"][0]
+    assert out["plain_summary"][0].startswith("Decisions are unbalanced: b")
+    assert "a never" in out["plain_summary"][0]
+    json.dumps(out, allow_nan=False)
+
+
+def test_four_fifths_verdict_on_two_people_says_so():
+    # a group of 2, neither selected: the rule fails, and the plain summary
+    # and its caveats say how little it rests on
+    rng = np.random.default_rng(7)
+    g = np.r_[np.repeat("a", 200), ["b", "b"]]
+    y_score = np.r_[rng.random(200), [0.1, 0.2]]
+    y_true = (rng.random(202) < 0.5).astype(int)
+    report = audit(y_true, y_score, sensitive_features=g, min_group_size=1, **FAST)
+    facts = report.headline["threshold"]
+    assert facts["four_fifths"] == "fail" and facts["worst"]["size"] == 2
+    summary = report.to_dict()["plain_summary"]
+    low, high = facts["worst"]["positive_rate_interval"]
+    assert low == 0 and high == pytest.approx(wilson(0, 2)[1])
+    assert summary[0].startswith(
+        "Decisions are unbalanced: b (only 2 people: its positive rate is very "
+        f"uncertain, 0.0%–{100 * high:.1f}%)"
+    )
+    assert "1 group(s) of fewer than 30 samples" in summary[-1]
+
+
+def test_tradeoff_at_the_threshold_is_the_metrics_gap_marginal_left_out():
+    # combine="marginal" with a group left out of one attribute: its samples
+    # still count in the other attribute, in the metrics and the trade-off
+    rng = np.random.default_rng(8)
+    n = 400
+    sensitive = pd.DataFrame(
+        {"sex": rng.choice(["f", "m"], n), "race": rng.choice(["x", "y"], n)}
+    )
+    # the race gap is the largest; the six left out of sex widen it
+    y_score = np.clip(rng.random(n) - 0.2 * (sensitive["race"] == "y").to_numpy(), 0, 1)
+    sensitive.loc[:5, ["sex", "race"]] = ["z", "x"]
+    y_score[:6] = 0.95
+    y_true = (rng.random(n) < y_score).astype(int)
+    report = audit(
+        y_true,
+        y_score,
+        sensitive_features=sensitive,
+        combine="marginal",
+        min_group_size=10,
+        **FAST,
+    )
+    assert report.left_out == [("sex", "z", 6)]
+    assert report.tradeoff_at_threshold["delta_dp"] == pytest.approx(
+        report.metrics.loc["delta_dp@0.5", "value"]
+    )
