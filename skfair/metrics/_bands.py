@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.signal import fftconvolve
 
-from ._ecdf import group_pairs
+from ._intervals import pair_codes
 from ._kde import (
     _BINS_PER_BANDWIDTH,
     _MAX_FINE_GRID,
@@ -88,7 +88,9 @@ class BandData:
             self.groupings.append(
                 {"members": members, "at": at, "n_eff": n_eff, "kde": {}}
             )
-        self.n_pairs = sum(len(group_pairs(len(g["members"]))) for g in self.groupings)
+        self.n_pairs = sum(
+            len(g["members"]) * (len(g["members"]) - 1) // 2 for g in self.groupings
+        )
         self._scores = resampler.sorted
         for norm in self.norms:
             if isinstance(norm, tuple):
@@ -137,7 +139,7 @@ class BandData:
         out = []
         for grouping in self.groupings:
             dens = grouping["kde"][norm][1]
-            a, b = _pairs(len(grouping["members"]))
+            a, b = pair_codes(len(grouping["members"]))
             out.append(np.trapezoid(np.abs(dens[a] - dens[b]), grid, axis=-1))
         return out
 
@@ -154,14 +156,20 @@ class BandData:
         return out
 
     def pair_halfwidths(self, norm, critical):
-        """Per grouping, the half-width of every pair's interval."""
+        """Per grouping, the half-width of every pair's interval.
+
+        Infinite for a pair with a one-sample group: its resamples all equal
+        the data, so the bootstrap says nothing about that group's spread.
+        """
         out = []
-        for scale in self.scales(norm):
-            a, b = _pairs(scale.shape[0])
+        for scale, grouping in zip(self.scales(norm), self.groupings):
+            a, b = pair_codes(scale.shape[0])
             if self.pair_mode(norm):
-                out.append(critical * np.sqrt(scale[a] ** 2 + scale[b] ** 2))
+                half = critical * np.sqrt(scale[a] ** 2 + scale[b] ** 2)
             else:
-                out.append(critical * (scale[a] + scale[b]))
+                half = critical * (scale[a] + scale[b])
+            single = np.array([m.shape[0] < 2 for m in grouping["members"]])
+            out.append(np.where(single[a] | single[b], np.inf, half))
         return out
 
     # -- the statistic -----------------------------------------------------------
@@ -197,7 +205,7 @@ class BandData:
         integrate = self._integrator(norm)
         if not self.pair_mode(norm):
             return (integrate(np.abs(centred)) / scale[:, None]).max(axis=0)
-        a, b = _pairs(scale.shape[0])
+        a, b = pair_codes(scale.shape[0])
         s = np.sqrt(scale[a] ** 2 + scale[b] ** 2)
         best = np.full(centred.shape[1], -np.inf)
         for p in range(a.shape[0]):  # one pair at a time: no n_pairs x n_points copy
@@ -213,14 +221,6 @@ class BandData:
             return lambda v: v[..., :-1] @ widths
         grid = np.linspace(0.0, 1.0, norm[2])
         return lambda v: np.trapezoid(v, grid, axis=-1)
-
-
-def _pairs(n_groups):
-    pairs = group_pairs(n_groups)
-    if not pairs:
-        return np.empty(0, np.intp), np.empty(0, np.intp)
-    a, b = (np.array(side, dtype=np.intp) for side in zip(*pairs))
-    return a, b
 
 
 def _kde_plan(x, bandwidth, grid):

@@ -58,7 +58,9 @@ from .inference import (
     ks_problem,
     ks_pvalue,
     metric_spec,
+    metric_upper,
     permutation_pvalues,
+    permutation_resolution,
     random_generator,
     shared_sort,
     zero_if_not_rejected,
@@ -142,12 +144,15 @@ class DisparityTestResult:
         Kolmogorov–Smirnov), "welch" or "alexander-govern" (equal means, for
         ΔDP_c), "chi2" or "fisher" (equal positive rates, for ΔDP_b^t).
     n_resamples : int or None
-        Permutations drawn (None for the other tests).
+        Permutations evaluated: those asked for, or, when the groups admit no
+        more distinct partitions than that, every partition (scipy's exact
+        test); None for the other tests.
     pvalue_floor : float or None
-        The smallest p-value the test can return, ``1 / (n_resamples + 1)``
-        for the permutation test (a p-value equal to it means "larger than
-        in every permutation": the resolution limit, not a measured
-        probability); None for the other tests.
+        The smallest p-value the permutation test can return: ``1 /
+        (n_resamples + 1)`` for random permutations (a p-value equal to it
+        means "larger than in every permutation": the resolution limit, not a
+        measured probability), ``1 / n_resamples`` for the exact test; None
+        for the other tests.
 
     Examples
     --------
@@ -363,7 +368,7 @@ def metric_confidence_interval(
             rng=rng,
         )
         low, high = np.clip(
-            [draws.low[0], draws.high[0]], 0.0, 2.0 if metric == "abpc" else 1.0
+            [draws.low[0], draws.high[0]], 0.0, metric_upper(shared, spec)
         )
         return MetricConfidenceInterval(
             *result,
@@ -474,7 +479,9 @@ def disparity_test(
         count is below 5). "auto" is "ks", then "welch" / "chi2" where they
         apply (no resampling, no resolution limit), else "permutation".
     n_resamples : int, default=9999
-        Permutations; the smallest p-value is ``1 / (n_resamples + 1)``.
+        Permutations; the smallest p-value is ``1 / (n_resamples + 1)``. When
+        the groups admit at most that many distinct partitions, every one is
+        evaluated instead (an exact test; ``pvalue_floor`` says which).
     random_state : int, RandomState, Generator or None, default=None
         Seeds the permutations.
     metric_params, combine
@@ -506,9 +513,10 @@ def disparity_test(
     null (equal means, equal positive rates at the threshold): exactly
     "ΔDP = 0". With several attributes and ``combine="marginal"`` their
     p-values are combined by Bonferroni. A permutation p-value is never
-    below ``1 / (n_resamples + 1)`` (``pvalue_floor``): at that value the
+    below ``pvalue_floor``, ``1 / (n_resamples + 1)``: at that value the
     observed metric exceeded every permuted one, and only more permutations
-    can say more. Since MCDP(ε) <= MCDP(0), the KS p-value at the
+    can say more (with every partition enumerated, ``1 / n_partitions``:
+    exact, and nothing more to say). Since MCDP(ε) <= MCDP(0), the KS p-value at the
     observed MCDP(ε) is also a valid, conservative p-value for ε > 0; the
     permutation test is sharper.
 
@@ -562,8 +570,7 @@ def disparity_test(
         estimates[0],
         float(pvalues[0]),
         "permutation",
-        n_resamples,
-        1.0 / (n_resamples + 1),
+        *permutation_resolution(shared, n_resamples),
     )
 
 

@@ -167,24 +167,23 @@ def welch_interval(mean_a, se2_a, dof_a, mean_b, se2_b, dof_b, alpha):
     return d - half, d + half
 
 
-def pair_arrays(pairs):
-    """Two code arrays (first and second group of every pair)."""
-    if not pairs:
-        return np.empty(0, np.intp), np.empty(0, np.intp)
-    a, b = (np.array(side, dtype=np.intp) for side in zip(*pairs))
-    return a, b
+def pair_codes(n_groups):
+    """The group codes ``(a, b)`` of every pair, two arrays in ``pairs_of`` order."""
+    a, b = np.triu_indices(n_groups, 1)  # lexicographic, as pairs_of
+    return a.astype(np.intp), b.astype(np.intp)
 
 
-def delta_dp_pair_bounds(summaries, pairs, threshold, alpha):
+def delta_dp_pair_bounds(summaries, threshold, alpha):
     """Folded simultaneous pair intervals of ΔDP (Welch or Newcombe), per grouping.
 
-    ``summaries`` and ``pairs`` hold one entry per grouping; every pair of
-    every grouping gets level ``alpha / n_pairs`` (Bonferroni).
+    ``summaries`` holds one entry per grouping; every pair of every grouping
+    gets level ``alpha / n_pairs`` (Bonferroni).
     """
-    n_pairs = max(1, sum(len(p) for p in pairs))
+    n_groups = [summary.n.shape[0] for summary in summaries]
+    n_pairs = max(1, sum(k * (k - 1) // 2 for k in n_groups))
     lows, highs = [], []
-    for summary, grouping_pairs in zip(summaries, pairs):
-        a, b = pair_arrays(grouping_pairs)
+    for summary, k in zip(summaries, n_groups):
+        a, b = pair_codes(k)
         if threshold is None:
             dof = summary.n_eff - 1.0
             low, high = welch_interval(

@@ -38,6 +38,7 @@ every resample's weights with the data's kernels.
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 from dataclasses import dataclass
@@ -45,7 +46,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 from sklearn.utils import check_random_state
 
 from ..utils import (
@@ -74,6 +75,7 @@ from ._intervals import (
     aggregate_bounds,
     delta_dp_pair_bounds,
     delta_dp_pvalue,
+    pair_codes,
     summarise_groups,
 )
 from ._mcdp import _pair_approx, mcdp
@@ -186,8 +188,7 @@ def _spec(metric, params):
 
 def _pair_codes(grouping):
     """Every pair's group codes ``(a, b)``, two arrays in ``pairs_of`` order."""
-    a, b = np.triu_indices(grouping.n_groups, 1)  # lexicographic, as pairs_of
-    return a.astype(np.intp), b.astype(np.intp)
+    return pair_codes(grouping.n_groups)
 
 
 class _Resampler:
@@ -681,6 +682,21 @@ def _summaries(resampler, threshold):
     ]
 
 
+def _upper(resampler, spec):
+    """The largest value ``spec``'s metric can take, the clip of its intervals.
+
+    2 for ABPC and 1 for a CDF gap (MCDP, ΔDP_b^t); ABCC and ΔDP_c are at
+    most the width of the scores' support: 1 for scores in [0, 1], else
+    unbounded (scores such as logits).
+    """
+    if spec.metric == "abpc":
+        return 2.0
+    if spec.metric == "mcdp" or spec.options.get("threshold") is not None:
+        return 1.0
+    unit = resampler.points[0] >= 0.0 and resampler.points[-1] <= 1.0
+    return 1.0 if unit else np.inf
+
+
 def _band_pair_values(resampler, band, spec):
     """Per grouping, the metric of every pair (MCDP exact, also for 'approx')."""
     if spec.metric == "abpc":
@@ -700,20 +716,19 @@ def _interval_bounds(resampler, specs, methods, level, band=None, maxima=None):
     studentised maximum, as :func:`_bootstrap` returns it.
     """
     lows, highs = [], []
-    pairs = [pairs_of(g) for g in resampler.groupings]
     for spec, method in zip(specs, methods):
         if method == "band":
             norm = band_norm(spec)
             critical = critical_value(maxima[band.norms.index(norm)], level)
             values = _band_pair_values(resampler, band, spec)
             half = band.pair_halfwidths(norm, critical)
-            low = [v - h for v, h in zip(values, half)]
+            low = [np.maximum(v - h, 0.0) for v, h in zip(values, half)]  # pairs >= 0
             high = [v + h for v, h in zip(values, half)]
         else:
             threshold = spec.options.get("threshold")
             summaries = _summaries(resampler, threshold)
-            low, high = delta_dp_pair_bounds(summaries, pairs, threshold, 1.0 - level)
-        upper = 2.0 if spec.metric == "abpc" else 1.0
+            low, high = delta_dp_pair_bounds(summaries, threshold, 1.0 - level)
+        upper = _upper(resampler, spec)
         low, high = aggregate_bounds(low, high, spec.options.get("agg", "max"), upper)
         lows.append(low)
         highs.append(high)
@@ -819,6 +834,30 @@ def _ks_pvalue(resampler):
     a = resampler.sorted[codes == 0]
     b = resampler.sorted[codes == 1]
     return float(stats.ks_2samp(a, b, method="auto").pvalue)
+
+
+def _permutation_resolution(resampler, n_resamples):
+    """``(n_permutations, pvalue_floor)`` of :func:`_permutation_pvalues`.
+
+    :func:`scipy.stats.permutation_test` enumerates every distinct partition
+    of the permuted samples into groups of their sizes (an exact test, whose
+    p-values are multiples of ``1 / n_partitions``) when there are at most
+    ``n_resamples`` of them; otherwise it draws ``n_resamples`` at random and
+    the smallest p-value is ``1 / (n_resamples + 1)``.
+    """
+    sizes = [resampler.members[c].shape[0] for c in resampler.permuted_cells]
+    n_moved = sum(sizes)
+    if n_moved <= _SCIPY_PERMUTATION_MAX:
+        # the multinomial coefficient's log first: the count itself can be huge
+        log_count = (
+            special.gammaln(n_moved + 1) - special.gammaln(np.add(sizes, 1)).sum()
+        )
+        if log_count < np.log(n_resamples) + 1.0:
+            cum = np.cumsum([0, *sizes]).tolist()
+            count = math.prod(math.comb(n, k) for n, k in zip(cum[1:], cum[:-1]))
+            if count <= n_resamples:  # scipy's criterion for the exact test
+                return count, 1.0 / count
+    return n_resamples, 1.0 / (n_resamples + 1)
 
 
 def _permutation_pvalues(resampler, specs, *, n_resamples, rng):

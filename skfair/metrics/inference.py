@@ -35,8 +35,10 @@ from ._uncertainty import (
     _ks_problem,
     _ks_pvalue,
     _permutation_pvalues,
+    _permutation_resolution,
     _prepare,
     _spec,
+    _upper,
     _zero_if_not_rejected,
     band_norm,
 )
@@ -58,8 +60,10 @@ __all__ = [
     "ks_problem",
     "ks_pvalue",
     "metric_spec",
+    "metric_upper",
     "pairs_of",
     "permutation_pvalues",
+    "permutation_resolution",
     "random_generator",
     "shared_sort",
     "zero_if_not_rejected",
@@ -92,6 +96,15 @@ def metric_spec(metric, params=None):
         For an unknown metric, or ``params`` holding one of the excluded keys.
     """
     return _spec(metric, params)
+
+
+def metric_upper(shared, spec):
+    """The largest value of ``spec``'s metric on ``shared``: where intervals clip.
+
+    2 for ABPC; 1 for MCDP and ΔDP_b^t; for ABCC and ΔDP_c 1 when the scores
+    lie in [0, 1], else ``inf`` (their values grow with the scores' range).
+    """
+    return _upper(shared, spec)
 
 
 def check_confidence_level(value):
@@ -315,9 +328,21 @@ def permutation_pvalues(shared, specs, *, n_permutations, rng):
     (:func:`scipy.stats.permutation_test`, or the same computation without
     scipy above 50 000 samples); large values are evidence of disparity.
     Returns an array of shape (n_specs,), NaN where a permutation leaves the
-    metric undefined; never below ``1 / (n_permutations + 1)``.
+    metric undefined; never below the floor of :func:`permutation_resolution`.
     """
     return _permutation_pvalues(shared, specs, n_resamples=n_permutations, rng=rng)
+
+
+def permutation_resolution(shared, n_permutations):
+    """``(n_evaluated, pvalue_floor)`` of :func:`permutation_pvalues`.
+
+    With at most ``n_permutations`` distinct partitions of the permuted
+    samples into groups, scipy evaluates them all (an exact test): then
+    ``n_evaluated`` is their number and the floor ``1 / n_evaluated``.
+    Otherwise ``n_permutations`` random permutations, floor
+    ``1 / (n_permutations + 1)``. No p-value is below the floor.
+    """
+    return _permutation_resolution(shared, n_permutations)
 
 
 # -- the report ------------------------------------------------------------------
@@ -378,12 +403,15 @@ def infer_metrics(
           ("band", "welch" or "newcombe");
         - ``bootstrap_low``, ``bootstrap_high``, ``bootstrap_se``: the plain
           'basic' bootstrap (NaN without ``legacy_bootstrap``);
-        - ``dkw_low``, ``dkw_high``: the DKW interval (NaN for ABPC);
+        - ``dkw_low``, ``dkw_high``: the DKW interval (NaN for ABPC, and for
+          ABCC and ΔDP_c with scores outside [0, 1]);
         - ``pvalue`` and ``test`` ("ks", "welch", "alexander-govern",
           "chi2", "fisher" or "permutation", as in
           :func:`~skfair.metrics.disparity_test`);
-        - ``pvalue_floor``: ``1 / (n_permutations + 1)`` for a permutation
-          test, the smallest p-value it can give (NaN for the other tests).
+        - ``pvalue_floor``: for a permutation test the smallest p-value it
+          can give, ``1 / (n_permutations + 1)``, or ``1 / n_partitions``
+          when every partition is enumerated (:func:`permutation_resolution`;
+          NaN for the other tests).
     """
     data = (None, y_score, sensitive_features, None, combine)
     estimates, shared = shared_sort(data, specs, min_group_size)
@@ -394,13 +422,14 @@ def infer_metrics(
         shared, specs, legacy_bootstrap, band, confidence_level, n_resamples, rng
     )
     low, high = interval_bounds(shared, specs, methods, confidence_level, band, maxima)
-    dkw_at = [j for j, s in enumerate(specs) if s.metric != "abpc"]
+    # DKW bounds CDF gaps, and ABCC and ΔDP_c only for scores in [0, 1]
+    dkw_at = [j for j, s in enumerate(specs) if metric_upper(shared, s) == 1.0]
     dkw_low, dkw_high = dkw_bounds(shared, [specs[j] for j in dkw_at], confidence_level)
     pvalues, tests, floors = _pvalues(shared, specs, n_permutations, rng)
     low = zero_if_not_rejected(low, pvalues, confidence_level)
     rows = []
     for j, spec in enumerate(specs):
-        upper = 2.0 if spec.metric == "abpc" else 1.0
+        upper = metric_upper(shared, spec)
         d = dkw_at.index(j) if j in dkw_at else None
         rows.append(
             {
@@ -466,9 +495,10 @@ def _pvalues(shared, specs, n_permutations, rng):
         pvalues[permuted] = permutation_pvalues(
             shared, [specs[j] for j in permuted], n_permutations=n_permutations, rng=rng
         )
+        floor = permutation_resolution(shared, n_permutations)[1]
         for j in permuted:
             tests[j] = "permutation"
-            floors[j] = 1.0 / (n_permutations + 1)
+            floors[j] = floor
     return pvalues, tests, floors
 
 

@@ -27,6 +27,7 @@ from skfair.metrics._uncertainty import (
     _spec,
 )
 from skfair.metrics.inference import infer_metrics, metric_spec
+from skfair.utils import SmallGroupWarning
 
 Z95 = stats.norm.isf(0.025)
 
@@ -383,3 +384,116 @@ def test_infer_metrics_rows():
     lean = infer_metrics(y, g, specs, legacy_bootstrap=False, **common)
     assert np.isnan(lean[2]["bootstrap_low"])
     assert lean[2]["high"] == pytest.approx(rows[2]["high"])  # same resamples
+
+
+# -- review fixes ------------------------------------------------------------------
+def test_mean_and_area_intervals_are_not_clipped_at_one_for_wide_scores():
+    """ΔDP_c and ABCC grow with the scores' range (logits): no clip at 1."""
+    rng = np.random.default_rng(11)
+    a, b = rng.normal(0.0, 2.0, 100), rng.normal(3.0, 2.0, 100)
+    y, g = np.r_[a, b], np.repeat([0, 1], 100)
+    welch = metric_confidence_interval(None, y, sensitive_features=g, metric="delta_dp")
+    ref = stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.95)
+    assert welch.estimate > 1
+    assert (welch.low, welch.high) == pytest.approx((-ref.high, -ref.low), rel=1e-10)
+    for metric, method in (("abcc", "auto"), ("delta_dp", "bootstrap")):
+        ci = metric_confidence_interval(
+            None,
+            y,
+            sensitive_features=g,
+            metric=metric,
+            method=method,
+            n_resamples=99,
+            random_state=0,
+        )
+        assert 1 < ci.low < ci.estimate < ci.high
+    rows = infer_metrics(
+        y,
+        g,
+        [metric_spec("abcc"), metric_spec("mcdp")],
+        combine="intersection",
+        confidence_level=0.95,
+        n_resamples=49,
+        n_permutations=49,
+        random_state=0,
+        min_group_size=1,
+    )
+    assert rows[0]["low"] < rows[0]["value"] < rows[0]["high"]
+    assert rows[0]["bootstrap_low"] < rows[0]["value"] < rows[0]["bootstrap_high"]
+    # DKW integrates the CDF gap over [0, 1]: no bound for ABCC off [0, 1]
+    assert np.isnan(rows[0]["dkw_low"]) and rows[1]["dkw_low"] <= rows[1]["value"]
+
+
+def test_exact_permutation_test_reports_its_partitions():
+    """Two groups of 5 have 252 partitions: scipy enumerates them all."""
+    y, g = np.r_[np.linspace(0, 0.4, 5), np.linspace(0.6, 1, 5)], np.repeat([0, 1], 5)
+    with pytest.warns(SmallGroupWarning):
+        res = disparity_test(
+            None, y, sensitive_features=g, metric="abcc", n_resamples=9999
+        )
+    assert (res.method, res.n_resamples, res.pvalue_floor) == (
+        "permutation",
+        252,
+        1 / 252,
+    )
+    # exact: the observed partition and its mirror image are the most extreme
+    assert res.pvalue == pytest.approx(2 / 252) and res.pvalue >= res.pvalue_floor
+    rows = infer_metrics(
+        y,
+        g,
+        [metric_spec("abcc")],
+        combine="intersection",
+        confidence_level=0.95,
+        n_resamples=49,
+        n_permutations=9999,
+        random_state=0,
+        min_group_size=1,
+    )
+    assert rows[0]["pvalue_floor"] == 1 / 252
+    res = disparity_test(
+        None,
+        y,
+        sensitive_features=g,
+        metric="abcc",
+        n_resamples=251,
+        random_state=0,
+        min_group_size=1,
+    )
+    assert (res.n_resamples, res.pvalue_floor) == (251, 1 / 252)
+
+
+@pytest.mark.parametrize("metric", ["mcdp", "abcc"])
+def test_band_of_a_one_sample_group_is_uninformative(metric):
+    """Resampling one sample gives that sample: the band cannot bound its pair."""
+    rng = np.random.default_rng(12)
+    y, g = rng.random(201), np.repeat([0, 1], [1, 200])
+    ci = metric_confidence_interval(
+        None,
+        y,
+        sensitive_features=g,
+        metric=metric,
+        n_resamples=49,
+        random_state=0,
+        min_group_size=1,
+    )
+    assert (ci.method, ci.low, ci.high) == ("band", 0.0, 1.0)
+
+
+def test_band_mean_over_pairs_clips_each_pair_at_zero():
+    """agg='mean': a pair's lower bound below 0 counts as 0 (pair values are >= 0)."""
+    rng = np.random.default_rng(13)
+    parts = [rng.beta(2, 5, 150), rng.beta(2, 5, 150), rng.beta(5, 2, 150)]
+    y, g = np.concatenate(parts), np.repeat([0, 1, 2], 150)
+    common = {"metric": "abcc", "n_resamples": 99, "random_state": 0}
+    worst = metric_confidence_interval(None, y, sensitive_features=g, **common)
+    mean = metric_confidence_interval(
+        None, y, sensitive_features=g, metric_params={"agg": "mean"}, **common
+    )
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    values = [
+        abcc(None, np.r_[parts[a], parts[b]], sensitive_features=np.repeat([a, b], 150))
+        for a, b in pairs
+    ]
+    half = max(values) - worst.low  # equal sizes: one half-width for every pair
+    assert values[0] < half < min(values[1:])
+    assert mean.low == pytest.approx(np.mean(np.maximum(np.subtract(values, half), 0)))
