@@ -4,9 +4,13 @@
 a pyarrow-backed pandas DataFrame or a polars DataFrame (fairlearn's
 ``constructor`` fixture, issue 20), so that a test written once runs over
 every dataframe library skfair reads. The libraries that are not installed
-are skipped. ``client`` is the small in-process Dask cluster of the Dask tests.
+are skipped. ``client`` is the small in-process Dask cluster of the Dask tests;
+``run_without`` runs a script where some packages cannot be imported.
 """
 
+import subprocess
+import sys
+import textwrap
 import warnings
 
 import numpy as np
@@ -69,3 +73,47 @@ def client():
     yield c
     c.close()
     cluster.close()
+
+
+# The first lines of a script for a fresh interpreter in which the packages in
+# BLOCKED cannot be found, as if they were not installed (None in sys.modules
+# would break other libraries' checks of sys.modules, and pandas 3.0.0 takes
+# such an entry for the module); the script may discard names from BLOCKED.
+_HIDE_PACKAGES = """
+import importlib.abc, sys
+BLOCKED = {blocked!r}
+class _Hide(importlib.abc.MetaPathFinder):
+    def __init__(self, finders):
+        self.finders = finders
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in BLOCKED:
+            return None
+        for finder in self.finders:
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                return spec
+        return None
+sys.meta_path[:] = [_Hide(list(sys.meta_path))]
+"""
+
+
+@pytest.fixture
+def run_without():
+    """Run a script in a fresh interpreter where some packages are hidden.
+
+    ``run_without(script, "polars", "pyarrow", timeout=300)`` returns the
+    ``subprocess.CompletedProcess`` (text output captured); the script sees
+    the hidden names in the set ``BLOCKED`` and may discard some of them.
+    """
+
+    def run(script, *blocked, timeout=300):
+        prelude = _HIDE_PACKAGES.format(blocked=set(blocked))
+        return subprocess.run(
+            [sys.executable, "-c", prelude + textwrap.dedent(script)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=timeout,
+        )
+
+    return run

@@ -6,9 +6,6 @@ NumPy-backed pandas frame: the same groups, scores, predictions and tables.
 """
 
 import re
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pandas as pd
@@ -363,28 +360,7 @@ def test_estimators_fit_and_predict_on_any_frame(data, name):
 # Optional libraries
 
 
-# A fresh interpreter where the packages in BLOCKED cannot be found, as if
-# they were not installed (None in sys.modules would break other libraries'
-# checks of sys.modules; importlib.util.find_spec must say "not found").
-_BLOCK = """
-import importlib.abc, sys
-BLOCKED = {"polars", "pyarrow"}
-class _Hide(importlib.abc.MetaPathFinder):
-    def __init__(self, finders):
-        self.finders = finders
-    def find_spec(self, name, path, target=None):
-        if name.split(".")[0] in BLOCKED:
-            return None
-        for finder in self.finders:
-            spec = finder.find_spec(name, path, target)
-            if spec is not None:
-                return spec
-        return None
-sys.meta_path[:] = [_Hide(list(sys.meta_path))]
-"""
-
-
-def test_skfair_needs_neither_polars_nor_pyarrow():
+def test_skfair_needs_neither_polars_nor_pyarrow(run_without):
     code = """
     import numpy as np, pandas as pd
     import skfair
@@ -409,10 +385,19 @@ def test_skfair_needs_neither_polars_nor_pyarrow():
     make_mcdp_scorer(sensitive="sex")(model, X, [0, 1] * 40)
     assert "pyarrow" not in sys.modules  # polars frames need no pyarrow
     """
-    result = subprocess.run(
-        [sys.executable, "-c", _BLOCK + textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = run_without(code, "polars", "pyarrow")
     assert result.returncode == 0, result.stderr
+
+
+def test_random_ties_of_a_row_do_not_depend_on_the_other_rows():
+    # a polars integer (boolean) column reaches pandas as float (object) when
+    # the rows hold a null: the row's tie-breaking number must not change
+    from skfair.postprocessing._threshold_invariant import _row_uniforms
+
+    pl = pytest.importorskip("polars")
+    X = pl.DataFrame(
+        {"n": [1, 2, None], "b": [True, None, False], "x": [0.5, 0.1, 0.2]}
+    )
+    together = _row_uniforms(X, 7)
+    for row in range(3):
+        np.testing.assert_array_equal(_row_uniforms(X[row : row + 1], 7), together[row])

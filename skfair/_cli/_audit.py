@@ -10,10 +10,8 @@ exit status 2; progress and warnings go to stderr, one line each.
 
 from __future__ import annotations
 
-import ast
 import inspect
 import os
-import re
 import sys
 import time
 
@@ -26,6 +24,7 @@ from skfair._cli._datasets import (
 )
 from skfair._cli._feedback import Progress, caught_warnings, say_warnings
 from skfair._cli._inputs import (
+    BINS_COLUMN_ERROR,
     CONTINUOUS_ERROR,
     POS_LABEL_NO_LABELS_ERROR,
     bins_type,
@@ -67,11 +66,6 @@ OUTPUT_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".json": "
 OUTPUT_TYPE_ERROR = (
     "argument --output: {path!r} must end in .html (report), .md (Markdown) or "
     ".json (numbers only)"
-)
-#: The resolver's "looks continuous" error, read back to name --bins.
-_CONTINUOUS = re.compile(
-    r"sensitive attribute (?P<column>.+?) looks continuous: (?P<n_groups>\d+) "
-    r"distinct values in (?P<n_samples>\d+) samples"
 )
 
 HELP = "write a fairness report (HTML) of a model's scores"
@@ -269,7 +263,7 @@ def _check_arguments(args, parser):
 def _check_bins(args, parser, sensitive_columns):
     for column, _ in args.bins:
         if column not in sensitive_columns:
-            parser.error(f"argument --bins: {column!r} is not a --sensitive column")
+            parser.error(BINS_COLUMN_ERROR.format(column=column))
 
 
 def _load_predictions(args, kind, parser):
@@ -338,19 +332,6 @@ def _demo_model(args, parser):
     )
 
 
-def _continuous_error(message):
-    """The resolver's "looks continuous" error in CLI words, or None."""
-    match = _CONTINUOUS.search(message)
-    if match is None:
-        return None
-    column = match["column"]
-    try:
-        bare = ast.literal_eval(column)
-    except (ValueError, SyntaxError):
-        bare = column
-    return CONTINUOUS_ERROR.format(**match.groupdict(), bare=bare)
-
-
 def _audit_options(args, y_true, sensitive, progress):
     """The keyword arguments of ``audit`` that the options decide.
 
@@ -379,6 +360,7 @@ def _audit_options(args, y_true, sensitive, progress):
 def _audit(args, parser, loaded, progress):
     """Shape the inputs, run :func:`skfair.report.audit`; errors in CLI words."""
     from skfair.report import audit
+    from skfair.utils import ContinuousSensitiveError
 
     y_true, y_score, sensitive, X, source = loaded
     try:
@@ -400,10 +382,13 @@ def _audit(args, parser, loaded, progress):
             min_group_size=args.min_group_size,
             **options,
         )
+    except ContinuousSensitiveError as error:  # in CLI words: name --bins
+        parser.error(
+            CONTINUOUS_ERROR.format(
+                column=error.name, n_groups=error.n_groups, n_samples=error.n_samples
+            )
+        )
     except ValueError as error:
-        message = _continuous_error(str(error))
-        if message is not None:
-            parser.error(message)
         parser.error(BAD_DATA_ERROR.format(source=source, message=error))
 
 

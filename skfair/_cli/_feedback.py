@@ -9,20 +9,12 @@ them, without Python source locations.
 
 from __future__ import annotations
 
-import re
 import sys
 import warnings
 from contextlib import contextmanager
 
-#: A SmallGroupWarning's message, read back (see skfair.utils).
-_SMALL_GROUPS = re.compile(
-    r"^(?P<name>.+?) has (?P<count>\d+) group\(s\) with fewer than "
-    r"(?P<threshold>\d+) samples: (?P<groups>.+?); a comparison"
-)
-#: An intersection's label as Python writes a tuple: ('female', 'youth').
-_TUPLE = re.compile(r"\(('[^']*'(?:, '[^']*')+)\)")
 SMALL_GROUPS_LINE = (
-    "{count} group(s) of {name} have fewer than {threshold} samples: {groups}; "
+    "{count} group(s) of {name!r} have fewer than {threshold} samples: {groups}; "
     "--min-group-size K leaves out the groups of fewer than K samples"
 )
 HFM_UNDEFINED_LINE = (
@@ -30,6 +22,9 @@ HFM_UNDEFINED_LINE = (
     "e.g. {first}"
 )
 
+
+#: Small groups named in a warning line before the rest are counted.
+_SHOWN_GROUPS = 10
 
 #: The bars drawn now, closed by :func:`close_bars` before an error is printed.
 _OPEN_BARS = []
@@ -172,9 +167,7 @@ def warning_lines(caught, *, handled=()):
         if issubclass(record.category, SmallGroupWarning):
             if "small_groups" in handled:
                 continue
-            match = _SMALL_GROUPS.match(message)
-            line = SMALL_GROUPS_LINE.format(**match.groupdict()) if match else message
-            line = _TUPLE.sub(_intersection, line)
+            line = _small_groups_line(record.message)
         elif issubclass(record.category, HFMUndefinedWarning):
             hfm.append(message.split(";")[0].split(". ")[0])
             continue
@@ -186,9 +179,32 @@ def warning_lines(caught, *, handled=()):
     return list(dict.fromkeys(lines))
 
 
-def _intersection(match):
-    """``('female', 'youth')`` as the report writes it: ``'female & youth'``."""
-    return "'" + " & ".join(re.findall(r"'([^']*)'", match[1])) + "'"
+def _small_groups_line(warning):
+    """A SmallGroupWarning in CLI words (its message if it carries no facts).
+
+    Intersections are named as the report writes them: ``'female & youth'``.
+    """
+    if warning.name is None:
+        return str(warning).strip()
+    shown = [
+        f"{_label_text(label)!r} ({size} samples)"
+        for label, size in warning.groups[:_SHOWN_GROUPS]
+    ]
+    if len(warning.groups) > _SHOWN_GROUPS:
+        shown.append(f"... ({len(warning.groups) - _SHOWN_GROUPS} more)")
+    return SMALL_GROUPS_LINE.format(
+        count=len(warning.groups),
+        name=warning.name,
+        threshold=warning.threshold,
+        groups=", ".join(shown),
+    )
+
+
+def _label_text(label):
+    """A group's label as the report writes it: a tuple as ``a & b``."""
+    if isinstance(label, tuple):
+        return " & ".join(map(str, label))
+    return label
 
 
 def say_warnings(command, caught, *, handled=(), stream=None):

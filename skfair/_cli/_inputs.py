@@ -40,7 +40,7 @@ BINS_FORMAT_ERROR = (
     "expected COL=EDGES (increasing numbers, e.g. age=25,45,65) or COL=qN "
     "(N >= 2 quantile groups, e.g. age=q4); got {text!r}"
 )
-BINS_COLUMN_ERROR = "argument --bins: {column!r} is not one of the --sensitive columns"
+BINS_COLUMN_ERROR = "argument --bins: {column!r} is not a --sensitive column"
 BINS_NOT_NUMERIC_ERROR = (
     "argument --bins: column {column!r} is not numeric (its values are like "
     "{example!r}); --bins groups numbers only"
@@ -51,10 +51,10 @@ MISSING_GROUP_ERROR = (
     "--na-group LABEL to read them as a group named LABEL"
 )
 CONTINUOUS_ERROR = (
-    "argument --sensitive: column {column} looks continuous ({n_groups} distinct "
-    "values in {n_samples} rows), and each value would be a group of its own; "
-    "group it with --bins {bare}=EDGES (e.g. --bins {bare}=25,45,65) or "
-    "--bins {bare}=qN (N quantile groups, e.g. --bins {bare}=q4)"
+    "argument --sensitive: column {column!r} looks continuous ({n_groups} "
+    "distinct values in {n_samples} rows), and each value would be a group of "
+    "its own; group it with --bins {column}=EDGES (e.g. --bins {column}=25,45,65) "
+    "or --bins {column}=qN (N quantile groups, e.g. --bins {column}=q4)"
 )
 POS_LABEL_NEEDED_ERROR = (
     "argument --label: column {column!r} has the labels {labels}; say which one "

@@ -125,6 +125,16 @@ def _row_uniforms(X, seed):
     are predicted with it and in whichever order.
     """
     frame = as_pandas_frame(X)  # a dataframe of any library, or an array
+    # One dtype per column whatever the other rows: a polars integer (boolean)
+    # column reaches pandas as float (object) in a batch with a null, else as
+    # int (bool), and the two hash differently; hash integers as floats and
+    # booleans as objects.
+    stable = {
+        name: np.float64 if pd.api.types.is_integer_dtype(dtype) else object
+        for name, dtype in frame.dtypes.items()
+        if pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+    }
+    frame = frame.astype(stable) if stable else frame
     z = pd.util.hash_pandas_object(frame, index=False).to_numpy(dtype=np.uint64)
     z = z + np.full_like(z, seed) * np.uint64(0x9E3779B97F4A7C15)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)

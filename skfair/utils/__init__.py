@@ -32,6 +32,7 @@ from ._estimator import store_params
 from ._sensitive import (
     SMALL_GROUP_SIZE,
     TOO_FEW_GROUPS_ERROR,
+    ContinuousSensitiveError,
     Grouping,
     SensitiveAttributes,
     SmallGroupWarning,

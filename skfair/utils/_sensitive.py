@@ -136,7 +136,37 @@ class SmallGroupWarning(UserWarning):
     ...     _ = sensitive_groupings(["a"] * 40 + ["b"] * 3)
     >>> print(str(caught[0].message).split(";")[0])
     'sensitive_features' has 1 group(s) with fewer than 30 samples: 'b' (3 samples)
+
+    The warning also carries its facts, for a caller that words them its
+    own way (skfair's command line): ``name`` (the attribute's),
+    ``threshold`` and ``groups``, the ``(label, size)`` of every small group,
+    smallest first (a label is a tuple for an intersection).
     """
+
+    def __init__(self, message, *, name=None, threshold=None, groups=()):
+        super().__init__(message)
+        self.name, self.threshold, self.groups = name, threshold, tuple(groups)
+
+
+class ContinuousSensitiveError(ValueError):
+    """A sensitive attribute looks continuous (:data:`CONTINUOUS_SENSITIVE_ERROR`).
+
+    A ``ValueError`` that carries its facts, for a caller that words them
+    its own way (skfair's command line names its ``--bins`` option):
+    ``name``, ``n_groups`` (distinct values) and ``n_samples``.
+
+    Examples
+    --------
+    >>> try:
+    ...     check_sensitive_features(np.arange(100.0))
+    ... except ContinuousSensitiveError as error:
+    ...     print(error.name, error.n_groups, error.n_samples)
+    sensitive_features 100 100
+    """
+
+    def __init__(self, message, *, name=None, n_groups=None, n_samples=None):
+        super().__init__(message)
+        self.name, self.n_groups, self.n_samples = name, n_groups, n_samples
 
 
 @dataclass(frozen=True, eq=False)
@@ -326,10 +356,13 @@ def _check_continuous(name, kind, n_groups, n_samples):
     """Refuse an attribute that looks continuous (see MAX_NUMERIC_GROUPS)."""
     many = n_groups > MAX_NUMERIC_GROUPS
     if many and (kind in "iuf" or n_groups * _MIN_MEAN_GROUP_SIZE > n_samples):
-        raise ValueError(
+        raise ContinuousSensitiveError(
             CONTINUOUS_SENSITIVE_ERROR.format(
                 name=name, n_groups=n_groups, n_samples=n_samples
-            )
+            ),
+            name=name,
+            n_groups=n_groups,
+            n_samples=n_samples,
         )
 
 
@@ -587,14 +620,14 @@ def warn_small_groups(grouping, counts, *, stacklevel=4):
     )
     if small.size > 10:
         shown += f", ... ({small.size - 10} more)"
+    message = SMALL_GROUP_WARNING.format(
+        name=grouping.name, n_small=small.size, threshold=SMALL_GROUP_SIZE, groups=shown
+    )
+    facts = [(grouping.labels[k], int(counts[k])) for k in small]
     warnings.warn(
-        SMALL_GROUP_WARNING.format(
-            name=grouping.name,
-            n_small=small.size,
-            threshold=SMALL_GROUP_SIZE,
-            groups=shown,
+        SmallGroupWarning(
+            message, name=grouping.name, threshold=SMALL_GROUP_SIZE, groups=facts
         ),
-        SmallGroupWarning,
         stacklevel=stacklevel,
     )
 

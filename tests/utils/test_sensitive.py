@@ -1,5 +1,6 @@
 """The sensitive-attribute resolver: encoding, column specs and errors."""
 
+import pickle
 import sys
 
 import numpy as np
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 
 from skfair.utils import (
     SMALL_GROUP_SIZE,
+    ContinuousSensitiveError,
     SmallGroupWarning,
     check_sensitive_features,
     drop_sensitive,
@@ -184,6 +186,25 @@ def test_continuous_attribute_is_refused(column):
     with pytest.raises(ValueError, match=r"looks continuous.*pd\.cut.*pd\.qcut"):
         check_sensitive_features(column)
     assert "{n_groups}" in CONTINUOUS_SENSITIVE_ERROR
+
+
+def test_errors_and_warnings_carry_their_facts():
+    # a caller words them its own way (the CLI) without parsing the message
+    with pytest.raises(ContinuousSensitiveError) as info:
+        check_sensitive_features(pd.Series(np.arange(200.0), name="age"))
+    error = info.value
+    assert isinstance(error, ValueError)
+    assert (error.name, error.n_groups, error.n_samples) == ("age", 200, 200)
+    again = pickle.loads(pickle.dumps(error))  # from a joblib worker
+    assert (again.name, again.n_groups, str(again)) == ("age", 200, str(error))
+    groups = pd.DataFrame({"sex": ["f"] * 40 + ["m"] * 3 + [1] * 2, "k": 2})
+    with pytest.warns(SmallGroupWarning) as caught:
+        sensitive_groupings(groups)
+    warning = caught[0].message
+    assert warning.name == "sex & k" and warning.threshold == SMALL_GROUP_SIZE
+    assert warning.groups == (((1, 2), 2), (("m", 2), 3))  # smallest first
+    again = pickle.loads(pickle.dumps(warning))
+    assert again.groups == warning.groups and str(again) == str(warning)
 
 
 def test_continuous_rule_bounds():
