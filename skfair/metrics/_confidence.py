@@ -212,8 +212,11 @@ def metric_confidence_interval(
     metric : {"mcdp", "abcc", "abpc", "delta_dp"}, default="mcdp"
         The metric.
     method : {"auto", "band", "welch", "newcombe", "bootstrap", "dkw"}, default="auto"
-        "auto" is "welch" for ΔDP_c, "newcombe" for ΔDP_b^t and "band" for
-        MCDP(ε), ABCC and ABPC (see Notes). "bootstrap" is the plain
+        "auto" is "welch" for ΔDP_c ("newcombe" when every score is 0 or 1:
+        hard predictions, whose means are proportions and whose Welch
+        interval collapses when a group's predictions are all equal),
+        "newcombe" for ΔDP_b^t and "band" for MCDP(ε), ABCC and ABPC (see
+        Notes). "bootstrap" is the plain
         stratified bootstrap of the metric (:func:`scipy.stats.bootstrap`,
         ``bootstrap_method``), which *under-covers* these non-smooth metrics
         (kept for comparison); "dkw" the distribution-free, conservative
@@ -342,7 +345,7 @@ def metric_confidence_interval(
     """
     confidence_level = check_confidence_level(confidence_level)
     spec = metric_spec(metric, metric_params)
-    method = _check_interval_method(method, spec)
+    asked, method = method, _check_interval_method(method, spec)
     if method == "dkw":
         _check_dkw(spec, y_score, sample_weight)
     elif method in ("band", "bootstrap"):
@@ -351,6 +354,8 @@ def metric_confidence_interval(
         bootstrap_method = _check_bootstrap_method(bootstrap_method)
     data = (y_true, y_score, sensitive_features, sample_weight, combine)
     estimates, shared = shared_sort(data, [spec], min_group_size)
+    if asked == "auto":  # hard predictions' ΔDP_c gets Newcombe's (auto_method)
+        method = auto_method(spec, shared)
     result = (metric, estimates[0])
     if method == "dkw":
         low, high = dkw_bounds(shared, [spec], confidence_level)

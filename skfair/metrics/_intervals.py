@@ -173,18 +173,22 @@ def pair_codes(n_groups):
     return a.astype(np.intp), b.astype(np.intp)
 
 
-def delta_dp_pair_bounds(summaries, threshold, alpha):
+def delta_dp_pair_bounds(summaries, threshold, alpha, method="welch"):
     """Folded simultaneous pair intervals of ΔDP (Welch or Newcombe), per grouping.
 
     ``summaries`` holds one entry per grouping; every pair of every grouping
-    gets level ``alpha / n_pairs`` (Bonferroni).
+    gets level ``alpha / n_pairs`` (Bonferroni). With a threshold the rates
+    get Newcombe's interval; without one (ΔDP_c) the means get Welch's, or,
+    with ``method="newcombe"``, Newcombe's: for scores that are all 0 or 1
+    (hard predictions) each mean is a proportion, and Welch's interval
+    collapses to a point when a group's predictions are all equal.
     """
     n_groups = [summary.n.shape[0] for summary in summaries]
     n_pairs = max(1, sum(k * (k - 1) // 2 for k in n_groups))
     lows, highs = [], []
     for summary, k in zip(summaries, n_groups):
         a, b = pair_codes(k)
-        if threshold is None:
+        if threshold is None and method == "welch":
             dof = summary.n_eff - 1.0
             low, high = welch_interval(
                 summary.mean[a],
@@ -197,7 +201,8 @@ def delta_dp_pair_bounds(summaries, threshold, alpha):
             )
         else:
             z = stats.norm.isf(alpha / (2.0 * n_pairs))
-            rate, n_eff = summary.rate, summary.n_eff
+            rate = summary.mean if threshold is None else summary.rate
+            n_eff = summary.n_eff
             low, high = newcombe_interval(rate[a], n_eff[a], rate[b], n_eff[b], z)
         low, high = fold_abs(low, high)
         lows.append(low)
@@ -219,7 +224,8 @@ def delta_dp_pvalue(summaries, threshold):
     Returns ``(pvalue, test)``: for ΔDP_c Welch's t-test (two groups) or the
     Alexander–Govern test (more: a heteroscedastic one-way ANOVA), for
     ΔDP_b^t Pearson's chi-square test of the groups x decision table, or
-    Fisher's exact test for two groups with an expected count below 5. Several
+    Fisher's exact test for two groups with an expected count below 5 (the
+    caller tests ΔDP_c of 0/1 scores as ΔDP_b^0.5). Several
     groupings (``combine="marginal"``) combine by Bonferroni. None when a
     group has fewer than two samples or (ΔDP_c) no spread.
     """

@@ -651,11 +651,24 @@ class _Draws(NamedTuple):
     maxima: np.ndarray | None
 
 
-def _auto_method(spec):
-    """The default interval of a metric: closed form for ΔDP, a band otherwise."""
+def _auto_method(spec, resampler=None):
+    """The default interval of a metric: closed form for ΔDP, a band otherwise.
+
+    ΔDP_c of scores that are all 0 or 1 (hard predictions, known from the
+    ``resampler``'s data) is a difference of proportions: Newcombe's.
+    """
     if spec.metric == "delta_dp":
-        return "welch" if spec.options.get("threshold") is None else "newcombe"
+        if spec.options.get("threshold") is not None:
+            return "newcombe"
+        binary = resampler is not None and _binary_scores(resampler)
+        return "newcombe" if binary else "welch"
     return "band"
+
+
+def _binary_scores(resampler):
+    """Whether every score is 0 or 1."""
+    scores = resampler.points
+    return bool(np.all((scores == 0.0) | (scores == 1.0)))
 
 
 def band_norm(spec):
@@ -727,7 +740,7 @@ def _interval_bounds(resampler, specs, methods, level, band=None, maxima=None):
         else:
             threshold = spec.options.get("threshold")
             summaries = _summaries(resampler, threshold)
-            low, high = delta_dp_pair_bounds(summaries, threshold, 1.0 - level)
+            low, high = delta_dp_pair_bounds(summaries, threshold, 1.0 - level, method)
         upper = _upper(resampler, spec)
         low, high = aggregate_bounds(low, high, spec.options.get("agg", "max"), upper)
         lows.append(low)
@@ -811,6 +824,10 @@ def _closed_form(resampler, spec):
     if resampler.weights is not None or spec.metric != "delta_dp":
         return None
     threshold = spec.options.get("threshold")
+    if threshold is None and _binary_scores(resampler):
+        # hard predictions: the mean gap is the gap in positive rate at 0.5,
+        # tested as such (Welch's t-test needs spread within each group)
+        threshold = 0.5
     return delta_dp_pvalue(_summaries(resampler, threshold), threshold)
 
 

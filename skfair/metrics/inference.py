@@ -126,13 +126,15 @@ def random_generator(random_state):
     return _generator(random_state)
 
 
-def auto_method(spec):
+def auto_method(spec, shared=None):
     """The default interval of a metric: "welch", "newcombe" or "band".
 
     Welch for ΔDP_c, Newcombe for ΔDP_b^t (closed forms), the bootstrap band
-    of the centred gap for ABCC, ABPC and MCDP(ε).
+    of the centred gap for ABCC, ABPC and MCDP(ε). Given the ``shared``
+    sort, ΔDP_c of scores that are all 0 or 1 (hard predictions, whose means
+    are proportions) gets Newcombe's interval too.
     """
-    return _auto_method(spec)
+    return _auto_method(spec, shared)
 
 
 # -- the one sort ----------------------------------------------------------------
@@ -416,7 +418,7 @@ def infer_metrics(
     data = (None, y_score, sensitive_features, None, combine)
     estimates, shared = shared_sort(data, specs, min_group_size)
     rng = random_generator(random_state)
-    methods = [auto_method(s) for s in specs]
+    methods = [auto_method(s, shared) for s in specs]
     band = interval_band(shared, [s for s, m in zip(specs, methods) if m == "band"])
     legacy, maxima = _shared_draws(
         shared, specs, legacy_bootstrap, band, confidence_level, n_resamples, rng

@@ -497,3 +497,47 @@ def test_band_mean_over_pairs_clips_each_pair_at_zero():
     half = max(values) - worst.low  # equal sizes: one half-width for every pair
     assert values[0] < half < min(values[1:])
     assert mean.low == pytest.approx(np.mean(np.maximum(np.subtract(values, half), 0)))
+
+
+def test_hard_predictions_get_newcombe_for_the_mean_gap():
+    # ΔDP_c of 0/1 predictions is a difference of proportions: a group whose
+    # predictions are all 1 has zero variance, and Welch's interval would be
+    # the single point [1, 1]; Newcombe's is the one at the threshold 0.5
+    y = np.r_[np.ones(50), np.zeros(50)]
+    groups = np.repeat([0, 1], 50)
+    mean_gap = metric_confidence_interval(
+        None, y, sensitive_features=groups, metric="delta_dp"
+    )
+    at_half = metric_confidence_interval(
+        None,
+        y,
+        sensitive_features=groups,
+        metric="delta_dp",
+        metric_params={"threshold": 0.5},
+    )
+    assert mean_gap.method == "newcombe"
+    assert mean_gap.low < 1.0 and mean_gap.high == 1.0
+    assert (mean_gap.low, mean_gap.high) == pytest.approx((at_half.low, at_half.high))
+    # and the audit's table says the same
+    row = infer_metrics(
+        y,
+        groups,
+        [metric_spec("delta_dp")],
+        combine="intersection",
+        confidence_level=0.95,
+        n_resamples=9,
+        n_permutations=9,
+        random_state=0,
+        min_group_size=1,
+    )[0]
+    assert row["interval"] == "newcombe" and row["low"] == pytest.approx(mean_gap.low)
+    # tested as a gap in proportions (Welch's t-test needs spread in a group)
+    assert row["test"] in ("chi2", "fisher") and row["pvalue"] < 1e-10
+    # soft scores keep Welch's interval
+    soft = metric_confidence_interval(
+        None,
+        np.clip(y + 0.01 * np.arange(100) / 100, 0, 1),
+        sensitive_features=groups,
+        metric="delta_dp",
+    )
+    assert soft.method == "welch"
