@@ -19,9 +19,11 @@ public functions are its one-metric cases).
 from __future__ import annotations
 
 import numpy as np
+from scipy import stats
 
 from ._bands import BandData
 from ._base import aggregate, pairs_of
+from ._intervals import wilson_interval
 from ._uncertainty import (
     _auto_method,
     _bootstrap,
@@ -64,6 +66,7 @@ __all__ = [
     "pairs_of",
     "permutation_pvalues",
     "permutation_resolution",
+    "proportion_interval",
     "random_generator",
     "shared_sort",
     "zero_if_not_rejected",
@@ -124,6 +127,26 @@ def random_generator(random_state):
     from numpy's global RandomState); a Generator is returned as is.
     """
     return _generator(random_state)
+
+
+def proportion_interval(successes, trials, confidence_level):
+    """Wilson's score interval of ``successes / trials`` (NaN where ``trials`` is 0).
+
+    Unlike the normal (Wald) interval it stays in [0, 1] and does not
+    collapse to a point at a rate of 0 or 1: the report's per-group rates.
+
+    Examples
+    --------
+    >>> low, high = proportion_interval([0, 81], [10, 263], 0.95)
+    >>> [round(float(v), 4) for v in low], [round(float(v), 4) for v in high]
+    ([0.0, 0.2553], [0.2775, 0.3662])
+    """
+    k = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(trials, dtype=np.float64)
+    z = stats.norm.isf((1.0 - confidence_level) / 2.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low, high = wilson_interval(k / n, n, z)
+    return np.where(n > 0, low, np.nan), np.where(n > 0, high, np.nan)
 
 
 def auto_method(spec, shared=None):

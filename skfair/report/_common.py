@@ -9,9 +9,6 @@ from __future__ import annotations
 import html
 import math
 import re
-from statistics import NormalDist
-
-import numpy as np
 
 AUDIT_SCORE_REASON = (
     "an audit (decisions at a threshold in [0, 1] and MCDP(epsilon) "
@@ -134,27 +131,6 @@ def markdown_text(text):
     (``&lt;``, ``&#60;``), which becomes ``&amp;...``.
     """
     return _ENTITY.sub("&amp;", str(text)).translate(_MARKDOWN_SPECIAL)
-
-
-def wilson_interval(successes, trials, confidence_level):
-    """Wilson score interval of a proportion (NaN where ``trials`` is 0).
-
-    ``(p + z²/2n ± z √(p(1-p)/n + z²/4n²)) / (1 + z²/n)`` with ``p = k/n``
-    and ``z`` the normal quantile of ``(1 + confidence_level) / 2``; unlike
-    the normal (Wald) interval it stays in [0, 1] and does not collapse to a
-    point at ``p = 0`` or ``1``.
-    """
-    k = np.asarray(successes, dtype=np.float64)
-    n = np.asarray(trials, dtype=np.float64)
-    z = NormalDist().inv_cdf(0.5 + confidence_level / 2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = k / n
-        scale = 1.0 + z * z / n
-        center = (p + z * z / (2 * n)) / scale
-        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / scale
-    low = np.where(n > 0, np.clip(center - half, 0.0, 1.0), np.nan)
-    high = np.where(n > 0, np.clip(center + half, 0.0, 1.0), np.nan)
-    return low, high
 
 
 def format_number(value, kind="num"):

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import abcc, abpc, delta_dp, mcdp
-from ..metrics.inference import infer_metrics, metric_spec
+from ..metrics.inference import infer_metrics, metric_spec, proportion_interval
 from ..utils import Grouping, check_pos_label, check_same_length, same_label
 from ._common import (
     AUDIT_REFERENCE_ERROR,
@@ -18,7 +18,6 @@ from ._common import (
     FOUR_FIFTHS,
     label_text,
     metric_table,
-    wilson_interval,
 )
 
 _PUBLIC_METRICS = {"delta_dp": delta_dp, "abcc": abcc, "abpc": abpc, "mcdp": mcdp}
@@ -194,7 +193,7 @@ def _grouping_frame(grouping, per_row, reference, confidence_level):
         frame[key] = values.astype(np.int64) if np.isfinite(values).all() else values
     for rate, (num, den) in _RATES.items():
         frame[rate] = _ratio(counts[num], counts[den])
-        low, high = wilson_interval(counts[num], counts[den], confidence_level)
+        low, high = proportion_interval(counts[num], counts[den], confidence_level)
         frame[f"{rate}_low"], frame[f"{rate}_high"] = low, high
     labelled = np.isfinite(counts["n_positive"])
     few = counts["n_positive"] < FEW_POSITIVES
