@@ -31,6 +31,23 @@ from skfair.utils._validation import check_binary_y
 from ._penalties import PENALTIES, _penalty_from_codes
 
 
+def score_penalty(proba, codes, penalty, weight, temperature=10.0, epsilon=0.0):
+    """``(penalty, weight * d(penalty)/d(proba))`` on the rows with ``codes >= 0``.
+
+    The penalty is 0 (and so is its gradient) when fewer than two groups are
+    among those rows, e.g. a mini-batch holding one group.
+    """
+    grad = np.zeros_like(proba)
+    kept = codes >= 0
+    present, local = np.unique(codes[kept], return_inverse=True)
+    if weight == 0 or present.size < 2:
+        return 0.0, grad
+    value, grad[kept] = _penalty_from_codes(
+        proba[kept], local, present.size, penalty, temperature, epsilon
+    )
+    return value, weight * grad
+
+
 class BaseFairPenalised(BinaryDecisionMixin, ClassifierMixin, BaseEstimator):
     """Base of the binary classifiers trained with a fairness penalty.
 
@@ -124,22 +141,16 @@ class BaseFairPenalised(BinaryDecisionMixin, ClassifierMixin, BaseEstimator):
         (and so is its gradient) when fewer than two groups are among them,
         e.g. a mini-batch holding one group.
         """
-        grad = np.zeros_like(proba)
-        if self.penalty is None or self.fairness_weight == 0:
-            return 0.0, grad
-        kept = codes >= 0
-        present, local = np.unique(codes[kept], return_inverse=True)
-        if present.size < 2:
-            return 0.0, grad
-        value, grad[kept] = _penalty_from_codes(
-            proba[kept],
-            local,
-            present.size,
+        if self.penalty is None:
+            return 0.0, np.zeros_like(proba)
+        return score_penalty(
+            proba,
+            codes,
             self.penalty,
+            self.fairness_weight,
             float(self.temperature),
             float(self.epsilon),
         )
-        return value, self.fairness_weight * grad
 
     def decision_function(self, X):
         """Log-odds of the positive class ``classes_[1]``.

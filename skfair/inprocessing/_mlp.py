@@ -17,7 +17,7 @@ from threadpoolctl import threadpool_limits
 
 from skfair.utils._estimator import store_params
 
-from ._base import BaseFairPenalised
+from ._base import BaseFairPenalised, score_penalty
 from ._model_penalties import (
     MODEL_PENALTIES,
     dralign_alignment,
@@ -25,7 +25,7 @@ from ._model_penalties import (
     mixup_penalty,
 )
 from ._network import Adam, backward, batches, forward, init_params
-from ._penalties import PENALTIES, _penalty_from_codes
+from ._penalties import PENALTIES
 
 #: Precision of the weights and of the forward/backward passes (the penalties
 #: and the loss are computed in float64).
@@ -404,7 +404,7 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
             )
             extra = None if grads is None else [lam * g for g in grads]
             return value, 0.0, extra
-        value, grad_p = _score_penalty(proba, codes, "dp", lam)
+        value, grad_p = score_penalty(proba, codes, "dp", lam)
         beta = float(self.alignment_strength)
         alignment, grads = np.nan, None
         if beta > 0:
@@ -414,16 +414,3 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
         self._alignment.append(alignment)
         extra = None if grads is None else [-beta * g for g in grads]
         return value, grad_p, extra
-
-
-def _score_penalty(proba, codes, penalty, weight):
-    """A score penalty of the kept rows: ``(value, weight * d/d proba)``."""
-    grad = np.zeros_like(proba)
-    kept = codes >= 0
-    present, local = np.unique(codes[kept], return_inverse=True)
-    if weight == 0 or present.size < 2:
-        return 0.0, grad
-    value, grad[kept] = _penalty_from_codes(
-        proba[kept], local, present.size, penalty, 10.0, 0.0
-    )
-    return value, weight * grad
