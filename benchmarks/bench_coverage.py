@@ -292,6 +292,9 @@ def print_table(results, n_draws, n_legacy, n_resamples):
             line = f"{case:10s} {name:11s}"
             for level in LEVELS:
                 for method in ("new", "basic", "dkw"):
+                    if not hits.get((level, method)):  # --legacy-draws 0
+                        line += " | " + "—".ljust(14)
+                        continue
                     h = np.array(hits[level, method])[:, j]
                     w = np.array(widths[level, method])[:, j]
                     if np.isnan(h).all():
