@@ -11,7 +11,7 @@ rest of skfair reads frames through it.
 """
 
 # ruff: noqa: F401 (the helpers left out of __all__ are re-exported on purpose)
-from ._dask import check_not_mixed
+from ._dask import check_not_mixed, dask_dispatch
 from ._dataframe import (
     LAZY_FRAME_ERROR,
     as_narwhals,
@@ -28,20 +28,27 @@ from ._dataframe import (
     select_columns,
     to_pandas,
 )
-from ._estimator import store_params
+from ._estimator import BinaryDecisionMixin, SensitiveColumnsMixin, store_params
+from ._labels import group_label_text, parse_group_label
+from ._parallel import effective_n_threads, sort_in_place
 from ._sensitive import (
+    MAX_NUMERIC_GROUPS,
     SMALL_GROUP_SIZE,
     TOO_FEW_GROUPS_ERROR,
     ContinuousSensitiveError,
     Grouping,
     SensitiveAttributes,
     SmallGroupWarning,
+    apply_min_group_size,
     check_at_least_two_groups,
+    check_continuous,
     check_min_group_size,
     check_sensitive_features,
     check_sensitive_spec,
+    codes_as_groups,
     columns_at,
     drop_sensitive,
+    drop_unused_categories,
     privileged_by_column,
     resolve_columns,
     resolve_privileged,
@@ -50,8 +57,12 @@ from ._sensitive import (
     warn_small_groups,
 )
 from ._validation import (
+    EMPTY_INPUT_ERROR,
+    OUT_OF_UNIT_INTERVAL_ERROR,
     check_binary_target,
+    check_binary_y,
     check_fraction,
+    check_hard_labels,
     check_pos_label,
     check_same_index,
     check_same_length,

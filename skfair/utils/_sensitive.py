@@ -332,7 +332,7 @@ def _encode_column(values, name):
         kind = raw.dtype.kind
         if kind in "biu":  # sorted labels, no missing values
             codes, labels = _encode_integers(raw)
-            _check_continuous(name, kind, len(labels), codes.shape[0])
+            check_continuous(name, kind, len(labels), codes.shape[0])
             return codes, labels
         if kind == "U":
             codes, uniques = _factorize_unicode(raw)
@@ -340,7 +340,7 @@ def _encode_column(values, name):
             codes, uniques = pd.factorize(raw)  # missing values get code -1
     _check_missing(codes < 0, name)
     codes, labels = _sort_labels(codes, uniques)
-    _check_continuous(name, kind, len(labels), codes.shape[0])
+    check_continuous(name, kind, len(labels), codes.shape[0])
     return codes, labels
 
 
@@ -352,7 +352,7 @@ def _check_missing(missing, name):
         )
 
 
-def _check_continuous(name, kind, n_groups, n_samples):
+def check_continuous(name, kind, n_groups, n_samples):
     """Refuse an attribute that looks continuous (see MAX_NUMERIC_GROUPS)."""
     many = n_groups > MAX_NUMERIC_GROUPS
     if many and (kind in "iuf" or n_groups * _MIN_MEAN_GROUP_SIZE > n_samples):
