@@ -15,7 +15,7 @@ Two benchmarks:
   (the peak resident memory is the process's ``ru_maxrss`` less its value
   before the audit). With ``--baseline`` the same is measured with the
   per-pair paths the all-pairs engine replaced (a dense matrix of every
-  pair's CDF gap at every score per resample, and ``_pair_exact`` per pair
+  pair's CDF gap at every score per resample, and ``mcdp_pair_exact`` per pair
   in the public MCDP functions), patched in at run time.
 
 Run ``python benchmarks/bench_audit.py --rows 1000000 --adult`` or
@@ -76,9 +76,16 @@ def many_groups(n_rows, n_groups, seed=0):
 
 def _patch_per_pair_paths():
     """The engine before the all-pairs kernels, patched in (``--baseline``)."""
-    from skfair.metrics import _mcdp, _uncertainty
-    from skfair.metrics._ecdf import PairGap, pair_gap
-    from skfair.metrics._windows import window_ends
+    from skfair.metrics import _mcdp
+    from skfair.metrics._base import aggregate
+    from skfair.metrics._kernels import (
+        PairGap,
+        mcdp_pair_exact,
+        pair_codes,
+        pair_gap,
+        window_ends,
+    )
+    from skfair.metrics.inference._sorted import SharedSort
 
     def cdfs(self, w_pos, cell_pos):
         out = []
@@ -125,7 +132,7 @@ def _patch_per_pair_paths():
         rounding = spec.options.get("rounding", "exact")
         if self.points.shape[0] > 1 << 16:
             return [
-                _mcdp._pair_exact(
+                mcdp_pair_exact(
                     PairGap(self.points, row, 1.0, 0, 1), epsilon, rounding
                 )[0]
                 for row in gap
@@ -146,7 +153,7 @@ def _patch_per_pair_paths():
                     values = dense_pairs(self, spec, old[k][0])
                 else:
                     steps, codes = new[k]
-                    a, b = _uncertainty._pair_codes(grouping)
+                    a, b = pair_codes(grouping.n_groups)
                     values = self._pairs(spec, steps, a, b, codes, w_pos)
                 out[j].append([float(v) for v in values])
         return out
@@ -155,8 +162,7 @@ def _patch_per_pair_paths():
         fast = [s for s in specs if s.sortable]
         per_spec = self.pair_values(w_pos, cell_pos, fast) if fast else []
         results = {
-            s: _uncertainty.aggregate(v, s.options.get("agg", "max"))
-            for s, v in zip(fast, per_spec)
+            s: aggregate(v, s.options.get("agg", "max")) for s, v in zip(fast, per_spec)
         }
         return [results.get(s) for s in specs]
 
@@ -166,7 +172,7 @@ def _patch_per_pair_paths():
         return [[_mcdp._pair(g, e, options)[0] for g in gaps] for e in epsilons]
 
     cdfs_old = cdfs
-    cls = _uncertainty._Resampler
+    cls = SharedSort
     cls.pair_values, cls.values = pair_values, values
     _mcdp._pair_values = pair_values_public
 

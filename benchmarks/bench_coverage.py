@@ -52,7 +52,7 @@ import numpy as np
 from scipy import stats
 
 from skfair.metrics import abcc, abpc, delta_dp, mcdp
-from skfair.metrics._kde import binned_kde
+from skfair.metrics._kernels import binned_kde
 from skfair.metrics.inference import (
     auto_method,
     bootstrap_draws,

@@ -104,8 +104,8 @@ def lazy_inputs(rows, chunk, seed):
 def on_dask(client, rows, chunk, seed, metrics, persist=False):
     from distributed import wait
 
-    from skfair.metrics import _dask_engine as engine
     from skfair.metrics import abcc, mcdp
+    from skfair.metrics._dask import record_shipments
 
     y, s = lazy_inputs(rows, chunk, seed)
     client.run(_warm_up)  # imports skfair in the workers before timing
@@ -115,21 +115,27 @@ def on_dask(client, rows, chunk, seed, metrics, persist=False):
     out = {}
     for name in metrics:
         t = time.perf_counter()
-        if name == "mcdp_eps0":
-            out[name] = mcdp(None, y, sensitive_features=s)
-        elif name == "mcdp_eps005":
-            out[name] = mcdp(None, y, sensitive_features=s, epsilon=EPSILON)
-        else:
-            out[name] = abcc(None, y, sensitive_features=s)
+        with record_shipments() as shipments:
+            if name == "mcdp_eps0":
+                out[name] = mcdp(None, y, sensitive_features=s)
+            elif name == "mcdp_eps005":
+                out[name] = mcdp(None, y, sensitive_features=s, epsilon=EPSILON)
+            else:
+                out[name] = abcc(None, y, sensitive_features=s)
         out[f"{name}_seconds"] = time.perf_counter() - t
-        out[f"{name}_shipped"] = dict(engine._STATS)
+        last = shipments[-1] if shipments else None
+        out[f"{name}_shipped"] = (
+            {}
+            if last is None
+            else {"bins_shipped": last.bins, "points_shipped": last.points}
+        )
     out["worker_peak_rss_mb"] = sorted(client.run(peak_rss_mb).values())
     out["client_peak_rss_mb"] = peak_rss_mb()
     return out
 
 
 def _warm_up():
-    import skfair.metrics._dask_engine  # noqa: F401
+    import skfair.metrics._dask._mcdp  # noqa: F401
 
 
 def main():

@@ -3,7 +3,7 @@
 Run ``python benchmarks/bench_hfm.py [--repeats R] [--quick]``. For every case
 it times, in this one process:
 
-* ``skfair exact`` -- :func:`skfair.metrics._hfm.hfm_distances` (KD-tree or
+* ``skfair exact`` -- :func:`skfair.metrics.hfm_distances` (KD-tree or
   certified blocked BLAS),
 * ``cdist direct`` -- the definition computed directly: every group's points
   against the rest with :func:`scipy.spatial.distance.cdist`, in row chunks of
@@ -29,7 +29,7 @@ import numpy as np
 from scipy.spatial.distance import cdist
 from threadpoolctl import threadpool_info
 
-from skfair.metrics._hfm import hfm_distances
+from skfair.metrics import hfm_distances
 
 
 def direct_cdist(X, y, sensitive, chunk=1024):

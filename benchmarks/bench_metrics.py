@@ -13,9 +13,14 @@ call divided by the median time of a baseline on the same data:
   included in the baseline (``ks_2samp(y[g == "Female"], y[g == "Male"])``);
   target: at most 0.5 at N=1e6;
 * at N=1e5, ``abpc binned / abpc direct KDE`` and their absolute difference;
-* the peak memory of ``mcdp`` (tracemalloc, numpy allocations included).
+* the peak memory of ``mcdp`` (tracemalloc, numpy allocations included);
+* targets at N=1e6 and 1e7 (uniform scores, two groups): ``abcc /
+  mcdp(ε=0)`` at most 1.5 and ``mcdp(ε=0.05) / np.sort`` at most 2, the
+  calls interleaved and timed by medians, with BLAS on its default threads
+  and on one (``threadpoolctl.threadpool_limits(1)``).
 
-Run: ``python benchmarks/bench_metrics.py [--sizes 1e4 1e5 1e6 1e7] [--repeat 5]``
+Run: ``python benchmarks/bench_metrics.py [--sizes 1e4 1e5 1e6 1e7] [--repeat 5]
+[--target-sizes 1e6 1e7]``
 Figures depend on the machine and its load; compare ratios, not seconds.
 """
 
@@ -27,6 +32,7 @@ import tracemalloc
 import numpy as np
 import pandas as pd
 from scipy import stats
+from threadpoolctl import threadpool_limits
 
 from skfair.metrics import abcc, abpc, mcdp
 
@@ -113,6 +119,39 @@ def bench_size(n, repeat, report_memory):
             )
 
 
+def interleaved_medians(funcs, repeat):
+    """Median time of each of ``funcs`` (a dict), the calls interleaved."""
+    times = {name: [] for name in funcs}
+    for _ in range(repeat):
+        for name, func in funcs.items():
+            gc.collect()
+            start = time.perf_counter()
+            func()
+            times[name].append(time.perf_counter() - start)
+    return {name: float(np.median(t)) for name, t in times.items()}
+
+
+def bench_targets(n, repeat):
+    """abcc / mcdp(ε=0) and mcdp(ε=0.05) / np.sort on uniform scores."""
+    rng = np.random.default_rng(0)
+    y, s = rng.random(n), (rng.random(n) < 0.4).astype(np.int64)
+    funcs = {
+        "sort": lambda: np.sort(y),
+        "mcdp0": lambda: mcdp(None, y, sensitive_features=s, epsilon=0),
+        "mcdp05": lambda: mcdp(None, y, sensitive_features=s, epsilon=0.05),
+        "abcc": lambda: abcc(None, y, sensitive_features=s),
+    }
+    for blas, limit in (("default", None), ("1 thread", 1)):
+        with threadpool_limits(limit):
+            t = interleaved_medians(funcs, repeat)
+        print(
+            f"{n:>9.0e} {blas:>8} {1e3 * t['sort']:>8.1f} {1e3 * t['mcdp0']:>8.1f} "
+            f"{1e3 * t['mcdp05']:>9.1f} {1e3 * t['abcc']:>8.1f} "
+            f"{t['abcc'] / t['mcdp0']:>11.2f} {t['mcdp05'] / t['sort']:>12.2f}",
+            flush=True,
+        )
+
+
 def bench_string_groups(n, repeat):
     """mcdp(ε=0) with string group labels vs ks_2samp, the split included."""
     y, s = make_scores(n)
@@ -138,6 +177,7 @@ def main():
     parser.add_argument("--sizes", nargs="+", type=float, default=[1e4, 1e5, 1e6, 1e7])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--abpc-size", type=float, default=1e5)
+    parser.add_argument("--target-sizes", nargs="+", type=float, default=[1e6, 1e7])
     args = parser.parse_args()
 
     header = (
@@ -154,6 +194,15 @@ def main():
     print("mcdp(ε=0) / (ks_2samp + split by string mask), by group-label input:")
     for n in (int(v) for v in args.sizes if v <= 1e6):
         bench_string_groups(n, args.repeat)
+
+    print(
+        "targets (uniform scores; ms are medians): abcc/mcdp0 <= 1.5, "
+        "mcdp.05/sort <= 2\n"
+        f"{'N':>9} {'BLAS':>8} {'sort ms':>8} {'mcdp0 ms':>8} {'mcdp.05 ms':>9} "
+        f"{'abcc ms':>8} {'abcc/mcdp0':>11} {'mcdp.05/sort':>12}"
+    )
+    for n in (int(v) for v in args.target_sizes):
+        bench_targets(n, args.repeat if n < 10**7 else max(3, args.repeat // 2))
 
     n = int(args.abpc_size)
     y, s = make_scores(n, seed=1)

@@ -23,7 +23,14 @@ MCDP(0), ABCC and AP after a full repair when F_g is estimated from
 All four are evaluated on half B of the test split, for LightGBM with 200
 trees and for an overfitting LightGBM (1000 trees of 127 leaves).
 
-Run: ``python benchmarks/bench_postprocessing.py [--repeat 3] [--mismatch]``
+``--discrete``: models with discrete, constant or continuous scores on
+synthetic data (``--n`` training rows, as many fresh rows from the same
+distribution, ``--seeds`` seeds). Prints the fresh rows' MCDP(0) before the
+repair and after it under the defaults and with ``calibration="in_sample"``,
+and the scores the defaults picked (``calibration_``).
+
+Run: ``python benchmarks/bench_postprocessing.py [--repeat 3] [--mismatch]
+[--discrete [--n 4000]]``
 Figures depend on the machine and its load; compare ratios, not seconds.
 """
 
@@ -139,12 +146,74 @@ def mismatch(seeds, configs):
             print(f"{key:<10}  " + "  ".join(f"{c:>15}" for c in cells))
 
 
+def synthetic(n, seed):
+    """Group 1 has a higher feature and a binary feature set more often."""
+    rng = np.random.default_rng(seed)
+    group = rng.integers(0, 2, n)
+    x, z = rng.normal(group, 1.0, n), rng.normal(size=n)
+    b = (rng.random(n) < 0.3 + 0.4 * group).astype(float)
+    y = (x + 0.5 * z + b + rng.normal(0, 1, n) > 1.0).astype(int)
+    return np.column_stack([group, x, z, b]), y, group
+
+
+def discrete_models():
+    from sklearn.compose import ColumnTransformer
+    from sklearn.dummy import DummyClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.tree import DecisionTreeClassifier
+
+    binary = ColumnTransformer([("b", "passthrough", [3])])
+    return {
+        "tree, depth 2": DecisionTreeClassifier(max_depth=2, random_state=0),
+        "tree, depth 4": DecisionTreeClassifier(max_depth=4, random_state=0),
+        "constant (prior)": DummyClassifier(strategy="prior"),
+        "logistic, C=1e-9": LogisticRegression(C=1e-9),
+        "naive Bayes, 1 binary": make_pipeline(binary, GaussianNB()),
+        "k-NN, 5 neighbours": KNeighborsClassifier(n_neighbors=5),
+        "logistic regression": LogisticRegression(),
+    }
+
+
+def discrete(seeds, n):
+    print(f"\nFresh-data MCDP(0), {n} training and {n} fresh rows, seeds {list(seeds)}")
+    print(f"{'model':<24}{'before':>8}{'default':>9}{'in_sample':>11}  picked")
+    for name, model in discrete_models().items():
+        rows, picked = [], set()
+        for seed in seeds:
+            X, y, _ = synthetic(n, seed)
+            X_new, y_new, group_new = synthetic(n, 1000 + seed)
+            row = []
+            for calibration in ("oof", "in_sample"):
+                clf = ThresholdInvariantClassifier(
+                    model, sensitive=0, calibration=calibration, random_state=seed
+                ).fit(X, y)
+                fair = clf.predict_proba(X_new)[:, 1]
+                row.append(mcdp(y_new, fair, sensitive_features=group_new, epsilon=0))
+                if calibration == "oof":
+                    picked.add(clf.calibration_)
+            raw = clf.estimator_.predict_proba(X_new)[:, 1]
+            before = mcdp(y_new, raw, sensitive_features=group_new, epsilon=0)
+            rows.append([before, *row])
+        mean = np.mean(rows, axis=0)
+        print(
+            f"{name:<24}{mean[0]:>8.3f}{mean[1]:>9.3f}{mean[2]:>11.3f}  {sorted(picked)}"
+        )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--mismatch", action="store_true")
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--discrete", action="store_true")
+    parser.add_argument("--n", type=int, default=4000)
     args = parser.parse_args()
+    if args.discrete:
+        discrete(range(args.seeds), args.n)
+        return
     timing(args.repeat)
     if args.mismatch:
         mismatch(

@@ -22,14 +22,13 @@ from skfair._cli._feedback import (
     close_bars,
     warning_lines,
 )
-from skfair._cli._inputs import (
+from skfair._cli._groups import (
     bin_column,
     bins_type,
-    match_label,
-    positive_label,
     reference_group,
     shape_sensitive,
 )
+from skfair._cli._inputs import match_label, positive_label
 
 FAST = ["--n-resamples", "19"]
 
@@ -249,8 +248,18 @@ def test_reference_group():
     assert reference_group(one, "m") == "m"
     two = pd.DataFrame({"sex": ["f", "m"], "n": [1, 2]})
     assert reference_group(two, "m & 2") == ("m", 2)
-    with pytest.raises(ValueError, match="its groups are f & 1, m & 2"):
+    with pytest.raises(ValueError, match="its groups are 'f & 1', 'm & 2'$"):
         reference_group(two, "m")
+    with pytest.raises(ValueError, match="'m & 1' is not a group"):
+        reference_group(two, "m & 1")  # each label exists, the intersection not
+    quoted = pd.DataFrame({"sex": ["f", "m"], "race": ["a & b", 'say "hi"']})
+    assert reference_group(quoted, 'f & "a & b"') == ("f", "a & b")
+    assert reference_group(quoted, 'm & "say ""hi"""') == ("m", 'say "hi"')
+    with pytest.raises(ValueError, match="not a group"):
+        reference_group(quoted, 'f & "a & b"c')  # text after the quote
+    sizes = {"f": 5, "m": 40}
+    with pytest.raises(ValueError, match="'f' has 5 rows, fewer than --min-group"):
+        reference_group(one, "f", sizes=sizes, min_group_size=10)
 
 
 def test_reference_error(frame, tmp_path, capsys):
@@ -258,7 +267,7 @@ def test_reference_error(frame, tmp_path, capsys):
     argv = ["audit", "--predictions", path, "--score", "proba", "--sensitive"]
     argv += ["sex", "--reference", "x", "--output", str(tmp_path / "r.json")]
     line = _error(capsys, argv)
-    assert "--reference: 'x' is not a group of sex; its groups are f, m" in line
+    assert "--reference: 'x' is not a group of sex; its groups are 'f', 'm' (" in line
 
 
 def test_reference_and_progress_reach_an_audit_that_takes_them(

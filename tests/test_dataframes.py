@@ -34,6 +34,7 @@ from skfair.utils import (
     check_sensitive_features,
     describe,
     drop_sensitive,
+    replace_column,
     select_sensitive,
     to_pandas,
 )
@@ -242,6 +243,28 @@ def test_discriminative_risk_disturbs_in_the_library_of_X(data, spec):
         for X in (frame, reference)
     ]
     assert values[0] == values[1] > 0
+
+
+@pytest.mark.parametrize(
+    ("values", "new"),
+    [
+        ([1, 2, 3], [np.int64(3), 1, 2]),  # labels arrive as NumPy scalars
+        ([True, False, True], np.array([False, True, True], dtype=object)),
+        ([0.5, 1.5, 2.5], [2.5, 0.5, 1.5]),
+        (["a", "b", "c"], np.array(["c", "a", "b"], dtype=object)),
+    ],
+)
+def test_replace_column_keeps_the_library_and_dtype(constructor, values, new):
+    # polars refused an object array for a number or boolean column
+    # ("cannot cast 'Object' type"), so discriminative_risk failed on it
+    frame = constructor({"x": np.array([0.1, 0.2, 0.3]), "s": np.array(values)})
+    out = replace_column(frame, 1, new)
+    assert type(out) is type(frame)
+    got = to_pandas(out)
+    reference = to_pandas(frame)
+    assert got["s"].tolist() == list(np.asarray(new).tolist())
+    assert got.dtypes.tolist() == reference.dtypes.tolist()
+    assert to_pandas(frame)["s"].tolist() == list(values)  # the input unchanged
 
 
 def test_compare_estimators_gives_the_same_table(data):

@@ -1,16 +1,30 @@
-"""The package's layering (issue 21): imports flow one way, as DESIGN.md says.
+"""The package's layering: imports flow one way, each through a subpackage's door.
 
-``utils <- metrics <- {model_selection, postprocessing, ensemble,
+Layers: ``utils <- metrics <- {model_selection, postprocessing, ensemble,
 inprocessing} <- plotting <- report <- _cli``; ``datasets`` uses only
 ``utils``. Within the middle layer a subpackage may use another (the
 comparison harness in ``model_selection`` trains the ``ensemble``
-estimators) as long as there is no circle. Read from the source (every
-``import``, at module level or inside a function), so a lazy import cannot
-hide a circle.
+estimators) as long as there is no circle.
+
+One door: a subpackage uses another subpackage's code only through its
+public modules (``skfair.utils``, ``skfair.metrics``,
+``skfair.metrics.inference``, ...), never through a private one
+(``skfair.metrics._kernels``, ``skfair.utils._dask``: any dotted part after
+the subpackage that starts with ``_``) nor a private name; within a
+subpackage anything goes. No module is imported by a string
+(``importlib.import_module``, ``__import__``), and no code (docstrings
+aside) spells a private module path such as ``"skfair.metrics._x"``: either
+would hide an edge from these checks.
+
+Everything is read from the source: every ``import``, at module level or
+inside a function, so that a lazy import cannot hide a circle. The house
+limits are checked here too: no module over 600 lines, no function over 80
+lines of code, and no ``locals()`` (a function states what it passes on).
 """
 
 import ast
 import pathlib
+import re
 
 import pytest
 
@@ -32,20 +46,37 @@ RANK = {
 }
 # the longest a function may be, in lines of code (its docstring excluded)
 MAX_FUNCTION_LINES = 80
+# the longest a module may be, in lines
+MAX_MODULE_LINES = 600
+# the calls that import a module named by a string
+STRING_IMPORTS = {"import_module", "__import__", "find_spec"}
+# a private module path written out: skfair.<subpackage>(.<x>)*._<y>
+PRIVATE_PATH = re.compile(r"\bskfair\.\w+(?:\.\w+)*\._")
 
 
 def _modules():
     for path in sorted(ROOT.rglob("*.py")):
         rel = path.relative_to(ROOT)
-        yield rel, ast.parse(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        yield rel, ast.parse(text), len(text.splitlines())
+
+
+MODULES = list(_modules())
 
 
 def _subpackage(rel):
-    return rel.parts[0].removesuffix(".py") if len(rel.parts) > 1 else None
+    """The subpackage a module belongs to (``__main__`` for that module).
+
+    None for ``skfair/__init__.py``, which belongs to no subpackage.
+    """
+    if len(rel.parts) > 1:
+        return rel.parts[0]
+    name = rel.parts[0].removesuffix(".py")
+    return None if name == "__init__" else name
 
 
 def _imports(rel, tree):
-    """(target subpackage, the imported names' modules and names) of each import."""
+    """``(module, names, line)`` of each import; relative ones made absolute."""
     package = ["skfair", *rel.parts[:-1]]
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
@@ -54,39 +85,116 @@ def _imports(rel, tree):
                 module = ".".join(base + ([node.module] if node.module else []))
             else:
                 module = node.module or ""
-            names = [alias.name for alias in node.names]
+            yield module, [alias.name for alias in node.names], node.lineno
         elif isinstance(node, ast.Import):
-            module, names = None, []
             for alias in node.names:
-                yield alias.name, []
-            continue
-        else:
-            continue
-        yield module, names
+                yield alias.name, [], node.lineno
+
+
+def _targets(module, names):
+    """``(subpackage, dotted path, imported names)`` an import reaches in skfair."""
+    parts = module.split(".")
+    if parts[0] != "skfair":
+        return []
+    if len(parts) == 1:  # from skfair import x / from .. import x
+        return [(name, ["skfair", name], []) for name in names if name in RANK]
+    return [(parts[1], parts, names)]
 
 
 def _edges():
     """(importing subpackage, imported subpackage, module, names, file)."""
     out = []
-    for rel, tree in _modules():
+    for rel, tree, _ in MODULES:
         source = _subpackage(rel)
         if source is None:
             continue
-        for module, names in _imports(rel, tree):
-            parts = module.split(".")
-            if parts[0] != "skfair":
-                continue
-            if len(parts) == 1:  # from skfair import x / from .. import x
-                targets = [(n, parts + [n]) for n in names]
-            else:
-                targets = [(parts[1], parts)]
-            for target, path in targets:
+        for module, names, _ in _imports(rel, tree):
+            for target, path, imported in _targets(module, names):
                 if target in RANK and target != source:
-                    out.append((source, target, ".".join(path), names, str(rel)))
+                    out.append((source, target, ".".join(path), imported, str(rel)))
     return out
 
 
 EDGES = _edges()
+
+
+def _is_private(name):
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def door_violations(rel, tree):
+    """Imports of another subpackage's private modules or names, as text."""
+    source = _subpackage(rel)
+    wrong = []
+    for module, names, line in _imports(rel, tree):
+        for target, path, imported in _targets(module, names):
+            if target == source:
+                continue
+            private = [p for p in path[2:] if p.startswith("_")]
+            private += [n for n in imported if _is_private(n)]
+            if private:
+                shown = ".".join(path)
+                if imported:
+                    shown += f" import {', '.join(imported)}"
+                wrong.append(f"{rel}:{line}: {shown}")
+    return wrong
+
+
+def _docstrings(tree):
+    """The ids of the docstring nodes of a module, its classes and functions."""
+    owners = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, owners) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def _strings(node):
+    return [
+        n.value
+        for n in ast.walk(node)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
+
+
+def string_import_violations(rel, tree):
+    """String imports of skfair modules and private module paths in code."""
+    wrong = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else None
+            name = func.id if isinstance(func, ast.Name) else name
+            if name in STRING_IMPORTS and any(
+                "skfair" in s for s in _strings(node.args[0])
+            ):
+                wrong.append(
+                    f"{rel}:{node.lineno}: {name}({ast.unparse(node.args[0])})"
+                )
+    docstrings = _docstrings(tree)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+            and PRIVATE_PATH.search(node.value)
+        ):
+            wrong.append(f"{rel}:{node.lineno}: string {node.value!r}")
+    return wrong
+
+
+def locals_calls(rel, tree):
+    """Every ``locals()`` (and argument-less ``vars()``) call, as text."""
+    return [
+        f"{rel}:{node.lineno}: {ast.unparse(node)}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and (node.func.id == "locals" or (node.func.id == "vars" and not node.args))
+    ]
 
 
 def test_imports_flow_one_way():
@@ -115,27 +223,35 @@ def test_no_subpackage_circle():
     assert not circles, circles
 
 
-def test_metrics_never_imports_plotting_or_datasets():
+def test_nothing_below_report_imports_plotting_or_datasets():
     below_report = {"utils", "metrics", "model_selection", "postprocessing"}
     below_report |= {"ensemble", "inprocessing"}
     wrong = [
-        (file, module)
+        f"{file}: {source} imports {module}"
         for source, target, module, _, file in EDGES
         if source in below_report and target in ("plotting", "datasets")
     ]
-    assert not wrong
-
-
-def test_report_uses_no_private_name_of_another_subpackage():
-    wrong = []
-    for source, _, module, names, file in EDGES:
-        if source != "report":
-            continue
-        private_module = any(p.startswith("_") for p in module.split(".")[1:])
-        private_names = [n for n in names if n.startswith("_")]
-        if private_module or private_names:
-            wrong.append(f"{file}: {module} {names}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_one_door_per_subpackage():
+    wrong = [w for rel, tree, _ in MODULES for w in door_violations(rel, tree)]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_string_imports_of_skfair_modules():
+    wrong = [w for rel, tree, _ in MODULES for w in string_import_violations(rel, tree)]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_locals():
+    wrong = [w for rel, tree, _ in MODULES for w in locals_calls(rel, tree)]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_module_over_600_lines():
+    long = [f"{rel} ({n} lines)" for rel, _, n in MODULES if n > MAX_MODULE_LINES]
+    assert not long, "\n".join(long)
 
 
 def _code_lines(node):
@@ -151,11 +267,10 @@ def _code_lines(node):
     return lines
 
 
-MODULES = list(_modules())
-
-
 # ids from the paths alone: stable across pytest-xdist workers
-@pytest.mark.parametrize(("rel", "tree"), MODULES, ids=[str(r) for r, _ in MODULES])
+@pytest.mark.parametrize(
+    ("rel", "tree"), [m[:2] for m in MODULES], ids=[str(m[0]) for m in MODULES]
+)
 def test_no_function_over_80_lines(rel, tree):
     long = [
         f"{node.name} ({_code_lines(node)} lines)"
@@ -166,7 +281,53 @@ def test_no_function_over_80_lines(rel, tree):
     assert not long, f"{rel}: {', '.join(long)}"
 
 
+# -- the checks find what they look for (they would pass vacuously otherwise) --
 def test_the_edges_are_found():
-    # the checks above would pass vacuously on an empty edge list
     assert ("report", "metrics") in {(s, t) for s, t, *_ in EDGES}
     assert ("plotting", "metrics") in {(s, t) for s, t, *_ in EDGES}
+    assert len(MODULES) > 50
+
+
+SOURCE = '''
+"""A docstring may name skfair.metrics._kernels."""
+import importlib
+from skfair.metrics import mcdp
+from skfair.metrics.inference import infer_metrics
+from skfair.metrics._kernels import ecdf
+from ..metrics import _kernels
+from skfair import metrics, _cli
+from ._local import helper
+from skfair.report._views import table
+
+
+def lazy():
+    """So may a function's: skfair.utils._dask."""
+    import skfair.utils._dask
+    from ..utils import _private_name, __version__
+    engine = "skfair.metrics._dask_engine"
+    importlib.import_module("skfair.metrics")
+    importlib.import_module(f"skfair._cli._{engine}")
+    __import__("json")
+    return locals(), vars(), vars(engine)
+'''
+
+
+def test_the_checks_find_each_kind_of_violation():
+    rel = pathlib.Path("report", "_x.py")
+    tree = ast.parse(SOURCE)
+    assert [w.split(": ", 1)[1] for w in door_violations(rel, tree)] == [
+        "skfair.metrics._kernels import ecdf",
+        "skfair.metrics import _kernels",
+        "skfair.utils._dask",
+        "skfair.utils import _private_name, __version__",
+    ]
+    assert [w.split(": ", 1)[1] for w in string_import_violations(rel, tree)] == [
+        "import_module('skfair.metrics')",
+        "import_module(f'skfair._cli._{engine}')",
+        "string 'skfair.metrics._dask_engine'",
+        "string 'skfair._cli._'",
+    ]
+    assert [w.split(": ", 1)[1] for w in locals_calls(rel, tree)] == [
+        "locals()",
+        "vars()",
+    ]

@@ -1,20 +1,20 @@
 """The ``skfair`` command line: one module per subcommand.
 
-Each subcommand module ``skfair._cli._<name>`` exposes ``HELP`` (its line in
-``skfair --help``), ``DESCRIPTION`` (the text of ``skfair <name> --help``),
-``add_arguments(parser)`` (adds its arguments to its subparser) and
-``run(args, parser)`` (runs the parsed command and returns the exit status;
+Each subcommand module (``_audit``, ``_compare``) exposes ``HELP`` (its
+line in ``skfair --help``), ``DESCRIPTION`` (the text of ``skfair <name>
+--help``), ``add_arguments(parser)`` (adds its arguments to its subparser)
+and ``run(args, parser)`` (runs the parsed command and returns the exit status;
 ``parser`` is the subcommand's parser, for argument errors found after
 parsing). Registering a subcommand is one entry in
-:data:`SUBCOMMANDS`; the argument types they share are defined here.
+:data:`SUBCOMMANDS` and one in :func:`_subcommand_modules`; the argument
+types they share are defined here.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 
-#: The subcommands, each a module ``skfair._cli._<name>``.
+#: The subcommands, in the order of ``skfair --help``.
 SUBCOMMANDS = ("compare", "audit")
 
 
@@ -65,6 +65,13 @@ def unit_interval_type(*, open_ends=False):
     return parse
 
 
+def _subcommand_modules():
+    """The module of each subcommand (imported when the parser is built)."""
+    from skfair._cli import _audit, _compare
+
+    return {"compare": _compare, "audit": _audit}
+
+
 def build_parser():
     """Build the ``skfair`` argument parser with every subcommand.
 
@@ -86,8 +93,9 @@ def build_parser():
     parser.add_argument("--version", action="version", version=__version__)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
+    modules = _subcommand_modules()
     for name in SUBCOMMANDS:
-        module = importlib.import_module(f"skfair._cli._{name}")
+        module = modules[name]
         sub = commands.add_parser(
             name,
             help=module.HELP,

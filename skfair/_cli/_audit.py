@@ -22,19 +22,24 @@ from skfair._cli._datasets import (
     dataset_help,
     load_dataset,
 )
-from skfair._cli._feedback import Progress, caught_warnings, say_warnings
-from skfair._cli._inputs import (
+from skfair._cli._feedback import LiveWarnings, Progress, say_line
+from skfair._cli._groups import (
     BINS_COLUMN_ERROR,
     CONTINUOUS_ERROR,
-    POS_LABEL_NO_LABELS_ERROR,
     bins_type,
+    check_groups,
+    group_sizes,
+    reference_group,
+    shape_sensitive,
+)
+from skfair._cli._inputs import (
+    POS_LABEL_NO_LABELS_ERROR,
     file_kind,
+    numeric_scores,
     positive_label,
     read_columns,
     read_frame,
     reader_note,
-    reference_group,
-    shape_sensitive,
 )
 from skfair._cli._render import check_output
 
@@ -53,6 +58,9 @@ FILE_UNREADABLE_ERROR = "argument --predictions: cannot read {path!r}: {reason}"
 MISSING_COLUMN_ERROR = (
     "argument {option}: column(s) {missing} not in {path!r}; its columns are {columns}"
 )
+DUPLICATE_SENSITIVE_ERROR = (
+    "argument --sensitive: {duplicates} given more than once; name each column once"
+)
 DATASET_SENSITIVE_ERROR = (
     "argument --sensitive: {missing} not a sensitive attribute of {dataset!r}; "
     "choose from {available}"
@@ -62,6 +70,22 @@ REFERENCE_IGNORED_NOTICE = (
     "skfair audit: note: --reference is not supported by this version of "
     "skfair.report.audit; the report keeps its default reference group"
 )
+LONG_RUN_NOTE = (
+    "skfair audit: note: {n_groups:,} groups of {name!r} make {pairs:,} pairs, "
+    "each resampled {draws:,} times (bootstrap and permutations): this audit "
+    "may take roughly {estimate}; --min-group-size K compares only the "
+    "groups of at least K rows{hint}, and --n-resamples N ({n_resamples}) "
+    "shortens it in proportion"
+)
+#: The audit's resamples without --n-resamples (up to 100 000 rows).
+DEFAULT_RESAMPLES = 199
+#: Seconds per pair of groups and per resample of the intervals and tests,
+#: measured with groups of 20 rows on 2 cores (a rough guide).
+SECONDS_PER_PAIR_DRAW = 5e-5
+#: The estimate beyond which the note is said.
+LONG_RUN_SECONDS = 60
+#: The most groups the --min-group-size hint keeps (about 1 000 pairs).
+HINT_GROUPS = 45
 OUTPUT_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".json": "json"}
 OUTPUT_TYPE_ERROR = (
     "argument --output: {path!r} must end in .html (report), .md (Markdown) or "
@@ -152,8 +176,10 @@ def _add_group_arguments(parser):
         "--reference",
         metavar="GROUP",
         help="the group whose rates the others are compared with (ratios, "
-        "differences); with several attributes one label each, joined by '&' "
-        "(default: the largest group)",
+        "differences), as the report writes it: with several attributes one "
+        "label each, joined by ' & ', a label that contains ' & ' or a quote "
+        "in double quotes (e.g. 'female & \"Asian & Pacific\"'); default: the "
+        "largest group",
     )
     group.add_argument(
         "--pos-label",
@@ -229,6 +255,11 @@ def _check_arguments(args, parser):
     if fmt is None:
         parser.error(OUTPUT_TYPE_ERROR.format(path=args.output))
     check_output(args.output, parser)
+    named = args.sensitive or []
+    duplicates = [c for c in dict.fromkeys(named) if named.count(c) > 1]
+    if duplicates:
+        shown = ", ".join(map(repr, duplicates))
+        parser.error(DUPLICATE_SENSITIVE_ERROR.format(duplicates=shown))
     if args.dataset is not None:
         if args.score is not None or args.label is not None:
             parser.error(DATASET_COLUMNS_ERROR)
@@ -269,13 +300,19 @@ def _check_bins(args, parser, sensitive_columns):
 def _load_predictions(args, kind, parser):
     wanted = [args.score, *args.sensitive] + ([args.label] if args.label else [])
     wanted = list(dict.fromkeys(wanted))
+    # group labels as written ("01" is not "1"); scores and labels as numbers
+    text = [c for c in args.sensitive if c not in (args.score, args.label)]
     try:
-        frame = read_frame(args.predictions, kind, wanted)
+        frame = read_frame(args.predictions, kind, wanted, text=text)
     except (OSError, ValueError, ImportError) as error:
         reason = str(error).splitlines()[0]
         parser.error(FILE_UNREADABLE_ERROR.format(path=args.predictions, reason=reason))
+    try:
+        y_score = numeric_scores(frame[args.score], args.score)
+    except ValueError as error:
+        parser.error(str(error))
     y_true = None if args.label is None else frame[args.label]
-    return y_true, frame[args.score], frame[args.sensitive], None, args.predictions
+    return y_true, y_score, frame[args.sensitive], None, args.predictions
 
 
 def _demo_model(args, parser):
@@ -332,7 +369,7 @@ def _demo_model(args, parser):
     )
 
 
-def _audit_options(args, y_true, sensitive, progress):
+def _audit_options(args, y_true, sensitive, sizes, progress):
     """The keyword arguments of ``audit`` that the options decide.
 
     ``progress=`` and ``reference=`` are passed only to an ``audit`` that
@@ -345,7 +382,9 @@ def _audit_options(args, y_true, sensitive, progress):
     if y_true is not None:
         options["pos_label"] = positive_label(y_true, args.pos_label, args.label)
     if args.reference is not None:
-        reference = reference_group(sensitive, args.reference)
+        reference = reference_group(
+            sensitive, args.reference, sizes=sizes, min_group_size=args.min_group_size
+        )
         if "reference" in accepted:
             options["reference"] = reference
         else:
@@ -357,6 +396,58 @@ def _audit_options(args, y_true, sensitive, progress):
     return options
 
 
+def _groups(args, sensitive):
+    """The shaped sensitive columns and their group sizes, checked.
+
+    Raises ValueError with the CLI's message.
+    """
+    sensitive = shape_sensitive(
+        sensitive,
+        bins=args.bins,
+        na_group=args.na_group,
+        min_group_size=args.min_group_size,
+    )
+    sizes = group_sizes(sensitive)
+    check_groups(sizes, " & ".join(map(str, sensitive.columns)), args.min_group_size)
+    return sensitive, sizes
+
+
+def _say_size(args, sizes, name):
+    """Say up front when the number of pairs of groups makes a long audit."""
+    k = args.min_group_size or 1
+    n_groups = sum(size >= k for size in sizes.values())
+    pairs = n_groups * (n_groups - 1) // 2
+    draws = 2 * (args.n_resamples or DEFAULT_RESAMPLES)  # bootstrap, permutations
+    seconds = pairs * draws * SECONDS_PER_PAIR_DRAW
+    if seconds < LONG_RUN_SECONDS:
+        return
+    estimate = (
+        f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.0f} h"
+    )
+    say_line(
+        LONG_RUN_NOTE.format(
+            n_groups=n_groups,
+            name=name,
+            pairs=pairs,
+            draws=draws,
+            estimate=estimate,
+            hint=_min_group_size_hint(sizes, k),
+            n_resamples=f"now {args.n_resamples}"
+            if args.n_resamples
+            else f"default {DEFAULT_RESAMPLES}, fewer above 100 000 rows",
+        )
+    )
+
+
+def _min_group_size_hint(sizes, k):
+    """``--min-group-size K`` that keeps at least 2 and at most 45 groups, said."""
+    for size in sorted(set(sizes.values())):
+        kept = sum(s >= size for s in sizes.values())
+        if size > k and 2 <= kept <= HINT_GROUPS:
+            return f" (here --min-group-size {size} keeps {kept} groups)"
+    return ""
+
+
 def _audit(args, parser, loaded, progress):
     """Shape the inputs, run :func:`skfair.report.audit`; errors in CLI words."""
     from skfair.report import audit
@@ -364,10 +455,11 @@ def _audit(args, parser, loaded, progress):
 
     y_true, y_score, sensitive, X, source = loaded
     try:
-        sensitive = shape_sensitive(sensitive, bins=args.bins, na_group=args.na_group)
-        options = _audit_options(args, y_true, sensitive, progress)
+        sensitive, sizes = _groups(args, sensitive)
+        options = _audit_options(args, y_true, sensitive, sizes, progress)
     except ValueError as error:
         parser.error(str(error))
+    _say_size(args, sizes, " & ".join(map(str, sensitive.columns)))
     try:
         return audit(
             y_true,
@@ -382,7 +474,7 @@ def _audit(args, parser, loaded, progress):
             min_group_size=args.min_group_size,
             **options,
         )
-    except ContinuousSensitiveError as error:  # in CLI words: name --bins
+    except ContinuousSensitiveError as error:  # a numeric column: name --bins
         parser.error(
             CONTINUOUS_ERROR.format(
                 column=error.name, n_groups=error.n_groups, n_samples=error.n_samples
@@ -424,7 +516,9 @@ def run(args, parser):
     start = time.perf_counter()
     # loading, about 4 of the audit's own, (figures,) writing; more are counted
     phases = 6 + (fmt == "html")
-    with Progress("audit", phases) as progress, caught_warnings() as caught:
+    handled = {"small_groups"} if args.min_group_size is not None else set()
+    warned = LiveWarnings("audit", handled=handled)
+    with Progress("audit", phases) as progress, warned:
         progress("loading")
         if args.dataset is None:
             loaded = _load_predictions(args, kind, parser)
@@ -435,8 +529,6 @@ def run(args, parser):
         progress("writing")
         with open(args.output, "w", encoding="utf-8") as handle:
             handle.write(text)
-    handled = {"small_groups"} if args.min_group_size is not None else set()
-    say_warnings("audit", caught, handled=handled)
     elapsed = time.perf_counter() - start
     print(
         f"skfair audit: wrote {args.output} ({report.n_samples:,} samples, "

@@ -3,8 +3,10 @@
 Progress: a tqdm bar on a terminal, else one line per phase (a log file or a
 CI job gets a readable record instead of carriage returns). Warnings:
 skfair's Python warnings are caught while the command runs and said once
-each, as one plain line that names the command-line option that addresses
-them, without Python source locations.
+each, as they are raised (a warning about the groups comes before the long
+resampling, not after it), as one plain line that names the command-line
+option that addresses them, without Python source locations. Undefined HFM
+degrees are counted and said once, at the end.
 """
 
 from __future__ import annotations
@@ -184,10 +186,12 @@ def _small_groups_line(warning):
 
     Intersections are named as the report writes them: ``'female & youth'``.
     """
+    from skfair.utils import group_label_text
+
     if warning.name is None:
         return str(warning).strip()
     shown = [
-        f"{_label_text(label)!r} ({size} samples)"
+        f"{group_label_text(label)!r} ({size} sample{'' if size == 1 else 's'})"
         for label, size in warning.groups[:_SHOWN_GROUPS]
     ]
     if len(warning.groups) > _SHOWN_GROUPS:
@@ -200,11 +204,78 @@ def _small_groups_line(warning):
     )
 
 
-def _label_text(label):
-    """A group's label as the report writes it: a tuple as ``a & b``."""
-    if isinstance(label, tuple):
-        return " & ".join(map(str, label))
-    return label
+def say_line(line, stream=None):
+    """Write ``line`` to ``stream`` (None: stderr), above a progress bar there."""
+    stream = sys.stderr if stream is None else stream
+    bars = [p.bar for p in _OPEN_BARS if p.bar is not None and p.stream is stream]
+    if bars:
+        bars[0].write(line, file=stream)
+    else:
+        print(line, file=stream, flush=True)
+
+
+class LiveWarnings:
+    """Say the warnings raised inside, each once, as they are raised.
+
+    A context manager: every warning raised in the block (in any thread) is
+    recorded instead of printed, and its :func:`warning_lines` line is
+    written at once as ``skfair <command>: warning: ...`` (above a progress
+    bar on the same stream); undefined HFM degrees are counted and said
+    together when the block ends. The records are in :attr:`caught`.
+
+    Parameters
+    ----------
+    command : str
+        The subcommand, for the lines.
+    handled : collection of str, default=()
+        Conditions left unsaid (see :func:`warning_lines`).
+    stream : file-like or None, default=None
+        Where to write; None is ``sys.stderr`` when the block starts.
+
+    Examples
+    --------
+    >>> import io
+    >>> from skfair.utils import sensitive_groupings
+    >>> stream = io.StringIO()
+    >>> with LiveWarnings("audit", stream=stream):
+    ...     _ = sensitive_groupings(["a"] * 40 + ["b"] * 3)
+    ...     print(stream.getvalue().split(" have ")[0])  # said in the block
+    skfair audit: warning: 1 group(s) of 'sensitive_features'
+    """
+
+    def __init__(self, command, *, handled=(), stream=None):
+        self.command, self.handled, self.stream = command, handled, stream
+        self.caught, self._said = [], set()
+
+    def __enter__(self):
+        if self.stream is None:
+            self.stream = sys.stderr
+        self._catcher = warnings.catch_warnings()
+        self._catcher.__enter__()
+        warnings.simplefilter("always")
+        warnings.showwarning = self._show
+        return self
+
+    def _show(self, message, category, filename, lineno, file=None, line=None):
+        from skfair.metrics import HFMUndefinedWarning
+
+        record = warnings.WarningMessage(
+            message, category, filename, lineno, file, line
+        )
+        self.caught.append(record)
+        if not issubclass(category, HFMUndefinedWarning):
+            self._say(warning_lines([record], handled=self.handled))
+
+    def _say(self, lines):
+        for line in lines:
+            if line not in self._said:
+                self._said.add(line)
+                say_line(f"skfair {self.command}: warning: {line}", self.stream)
+
+    def __exit__(self, kind, error, traceback):
+        self._catcher.__exit__(kind, error, traceback)
+        if kind is None:
+            self._say(warning_lines(self.caught, handled=self.handled))
 
 
 def say_warnings(command, caught, *, handled=(), stream=None):

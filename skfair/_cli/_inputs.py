@@ -3,17 +3,17 @@
 The file is read with polars when it is installed (fast, and Parquet without
 PyArrow), else with pandas (CSV needs nothing more; Parquet needs PyArrow),
 and handed to the audit as pandas columns. Both readers take the same
-strings for missing values (:data:`NA_STRINGS`). The options that shape the
-columns live here too: ``--bins`` (group a continuous attribute),
-``--na-group`` (missing sensitive values as a group), ``--pos-label`` and
-``--reference`` (read the user's text as the column's own labels).
+strings for missing values (:data:`NA_STRINGS`), and both read the
+sensitive columns of a CSV file as text, as written (``"01"`` is not ``1``),
+the scores and labels as numbers where they are. A score column that is not
+numeric is refused with its first offending cell, and ``--pos-label`` is read
+as one of the label column's own labels. The sensitive columns are shaped
+into groups in :mod:`skfair._cli._groups`.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
-import math
 import os
 import sys
 
@@ -36,25 +36,9 @@ STANDARD_LABELS = ({0, 1}, {-1, 1})
 PARQUET_NEEDS_ERROR = (
     "reading Parquet needs polars or pyarrow; install one (pip install polars)"
 )
-BINS_FORMAT_ERROR = (
-    "expected COL=EDGES (increasing numbers, e.g. age=25,45,65) or COL=qN "
-    "(N >= 2 quantile groups, e.g. age=q4); got {text!r}"
-)
-BINS_COLUMN_ERROR = "argument --bins: {column!r} is not a --sensitive column"
-BINS_NOT_NUMERIC_ERROR = (
-    "argument --bins: column {column!r} is not numeric (its values are like "
-    "{example!r}); --bins groups numbers only"
-)
-MISSING_GROUP_ERROR = (
-    "argument --sensitive: column {column!r} has {count} missing value(s) "
-    "(empty cells or NA-like text such as 'NA'); drop those rows, or pass "
-    "--na-group LABEL to read them as a group named LABEL"
-)
-CONTINUOUS_ERROR = (
-    "argument --sensitive: column {column!r} looks continuous ({n_groups} "
-    "distinct values in {n_samples} rows), and each value would be a group of "
-    "its own; group it with --bins {column}=EDGES (e.g. --bins {column}=25,45,65) "
-    "or --bins {column}=qN (N quantile groups, e.g. --bins {column}=q4)"
+SCORE_NOT_NUMERIC_ERROR = (
+    "argument --score: column {column!r} must hold numbers, but data row {row} "
+    "(the header not counted) holds {value!r}{more}"
 )
 POS_LABEL_NEEDED_ERROR = (
     "argument --label: column {column!r} has the labels {labels}; say which one "
@@ -66,9 +50,6 @@ POS_LABEL_UNKNOWN_ERROR = (
     "labels are {labels}"
 )
 POS_LABEL_NO_LABELS_ERROR = "argument --pos-label: needs --label COL"
-REFERENCE_UNKNOWN_ERROR = (
-    "argument --reference: {text!r} is not a group of {name}; its groups are {groups}"
-)
 
 
 def polars_available():
@@ -115,11 +96,15 @@ def read_columns(path, kind):
     return list(pq.read_schema(path).names)
 
 
-def read_frame(path, kind, columns):
+def read_frame(path, kind, columns, *, text=()):
     """The ``columns`` of the file as a pandas DataFrame (default index).
 
     Missing cells (:data:`NA_STRINGS`, and nulls in Parquet) are NaN/None.
+    The columns ``text`` of a CSV file are read as text as written (``"01"``,
+    ``"007"``), the others as the reader infers them; Parquet columns keep
+    their stored types.
     """
+    text = [column for column in text if column in columns]
     if polars_available():
         import polars as pl
 
@@ -131,6 +116,7 @@ def read_frame(path, kind, columns):
                 columns=columns,
                 null_values=list(NA_STRINGS),
                 infer_schema_length=None,
+                schema_overrides=dict.fromkeys(text, pl.String),
             )
         else:
             frame = pl.read_parquet(path, columns=columns)
@@ -144,6 +130,7 @@ def read_frame(path, kind, columns):
             usecols=columns,
             keep_default_na=False,
             na_values=list(NA_STRINGS),
+            dtype=dict.fromkeys(text, str),
             **exact,
         )
         return frame[columns]
@@ -153,124 +140,41 @@ def read_frame(path, kind, columns):
         raise ImportError(PARQUET_NEEDS_ERROR) from None
 
 
-def bins_type(text):
-    """An argparse type for ``--bins COL=EDGES`` or ``--bins COL=qN``.
+def numeric_scores(values, column):
+    """The score column ``values`` as numbers, or the CLI's error.
 
-    Returns ``(column, edges)`` with a tuple of increasing floats, or
-    ``(column, n)`` with an int ``n >= 2`` (quantile groups).
-
-    Examples
-    --------
-    >>> bins_type("age=25,45,65"), bins_type("income=q4")
-    (('age', (25.0, 45.0, 65.0)), ('income', 4))
-    """
-    column, equals, spec = text.rpartition("=")
-    spec = spec.strip().lower()
-    if not equals or not column:
-        raise argparse.ArgumentTypeError(BINS_FORMAT_ERROR.format(text=text))
-    if spec.startswith("q"):
-        if spec[1:].isdigit() and int(spec[1:]) >= 2:
-            return column, int(spec[1:])
-        raise argparse.ArgumentTypeError(BINS_FORMAT_ERROR.format(text=text))
-    try:
-        edges = tuple(float(edge) for edge in spec.split(","))
-    except ValueError:
-        edges = ()
-    finite = all(math.isfinite(edge) for edge in edges)
-    if not edges or not finite or any(np.diff(edges) <= 0):
-        raise argparse.ArgumentTypeError(BINS_FORMAT_ERROR.format(text=text))
-    return column, edges
-
-
-def _number(value):
-    return f"{value:g}"
-
-
-def bin_column(values, spec):
-    """Group the numbers ``values`` by ``--bins``: an ordered categorical.
-
-    The groups are ``[min, e1)``, ``[e1, e2)``, ..., ``[ek, max]`` with the
-    column's own minimum and maximum at the ends (``spec`` the edges; those
-    outside the data are dropped), or ``spec`` groups of about equal size cut
-    at the quantiles (fewer when values tie); groups with no sample are left
-    out, missing values stay missing.
+    A column of text that all reads as numbers (e.g. a Parquet string
+    column) is converted; any other cell is an error naming the column, the
+    first such cell's data row (from 1, the header not counted) and value.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> ages = pd.Series([18, 30, 50, 70, 90, 44])
-    >>> bin_column(ages, (25, 45, 65)).tolist()
-    ['[18, 25)', '[25, 45)', '[45, 65)', '[65, 90]', '[65, 90]', '[25, 45)']
-    >>> bin_column(ages, 2).cat.categories.tolist()
-    ['[18, 47)', '[47, 90]']
+    >>> numeric_scores(pd.Series(["0.5", "0.25"]), "p").tolist()
+    [0.5, 0.25]
+    >>> try:
+    ...     numeric_scores(pd.Series(["0.5", "high", "x"]), "p")
+    ... except ValueError as error:
+    ...     print(str(error).split(", but ")[1])
+    data row 2 (the header not counted) holds 'high' (and 1 more such cell)
     """
-    numbers = pd.to_numeric(values, errors="raise").to_numpy(dtype=np.float64)
-    present = numbers[~np.isnan(numbers)]
-    low, high = present.min(), present.max()
-    if isinstance(spec, int):
-        edges = np.quantile(present, np.arange(1, spec) / spec)
-        above = present[present > low]
-        if above.size:  # a cut at the minimum would leave [min, min) empty
-            edges = np.where(edges <= low, above.min(), edges)
-        edges = np.unique(edges)
-    else:
-        edges = np.asarray(spec, dtype=np.float64)
-    edges = edges[(edges > low) & (edges <= high)]  # no group outside the data
-    bounds = [low, *edges, high]
-    labels = [
-        f"[{_number(bounds[k])}, {_number(bounds[k + 1])})" for k in range(len(edges))
-    ]
-    labels.append(f"[{_number(bounds[-2])}, {_number(high)}]")
-    codes = np.searchsorted(edges, numbers, side="right")
-    codes[np.isnan(numbers)] = -1
-    used = np.unique(codes[codes >= 0])
-    renumber = np.full(len(labels), -1)
-    renumber[used] = np.arange(used.size)
-    codes = np.where(codes >= 0, renumber[np.maximum(codes, 0)], -1)
-    categories = [labels[k] for k in used]
-    binned = pd.Categorical.from_codes(codes, categories, ordered=True)
-    return pd.Series(binned, index=values.index, name=values.name)
-
-
-def shape_sensitive(sensitive, *, bins=(), na_group=None):
-    """The sensitive columns with ``--bins`` and ``--na-group`` applied.
-
-    Raises ValueError with the CLI's message (:data:`BINS_NOT_NUMERIC_ERROR`,
-    :data:`MISSING_GROUP_ERROR`) for a column that cannot be used.
-    """
-    sensitive = sensitive.copy()
-    for column, spec in bins:
-        values = sensitive[column]
-        if not pd.api.types.is_numeric_dtype(values) or values.dtype == bool:
-            example = values.dropna().iloc[0] if values.notna().any() else None
-            raise ValueError(
-                BINS_NOT_NUMERIC_ERROR.format(column=column, example=example)
-            )
-        sensitive[column] = bin_column(values, spec)
-    for column in sensitive.columns:
-        values = sensitive[column]
-        missing = values.isna()
-        if not missing.any():
-            continue
-        if na_group is None:
-            raise ValueError(
-                MISSING_GROUP_ERROR.format(column=column, count=int(missing.sum()))
-            )
-        sensitive[column] = _fill_group(values, missing, na_group)
-    return sensitive
-
-
-def _fill_group(values, missing, label):
-    """``values`` with the missing ones replaced by the group ``label``."""
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        if label not in values.cat.categories:
-            values = values.cat.add_categories([label])
-        return values.fillna(label)
-    if pd.api.types.is_numeric_dtype(values):  # numbers as text, 1.0 as "1"
-        text = [label if m else _number(v) for v, m in zip(values, missing)]
-        return pd.Series(text, index=values.index, name=values.name, dtype=str)
-    filled = values.astype(object).where(~missing, label)
-    return filled.astype(str) if values.dtype == "str" else filled
+    if pd.api.types.is_numeric_dtype(values):
+        return values
+    numbers = pd.to_numeric(values, errors="coerce")
+    bad = (numbers.isna() & values.notna()).to_numpy()
+    if not bad.any():
+        return numbers
+    first, others = int(np.flatnonzero(bad)[0]), int(bad.sum()) - 1
+    raise ValueError(
+        SCORE_NOT_NUMERIC_ERROR.format(
+            column=column,
+            row=first + 1,
+            value=values.iloc[first],
+            more=f" (and {others} more such cell{'s' * (others > 1)})"
+            if others
+            else "",
+        )
+    )
 
 
 def _labels_text(labels):
@@ -330,34 +234,3 @@ def positive_label(y_true, text, column):
             )
         )
     return label
-
-
-def reference_group(sensitive, text):
-    """The group ``--reference`` names: a label, or a tuple of labels.
-
-    With several attributes, ``text`` names one label per attribute joined
-    by ``&`` (as the report writes intersections: ``female & black``).
-    """
-    parts = [p.strip() for p in text.split("&")] if sensitive.shape[1] > 1 else [text]
-    found = []
-    if len(parts) == sensitive.shape[1]:
-        for part, column in zip(parts, sensitive.columns):
-            values = sensitive[column]
-            labels = (
-                values.cat.categories
-                if isinstance(values.dtype, pd.CategoricalDtype)
-                else pd.unique(values)
-            )
-            labels = [v.item() if isinstance(v, np.generic) else v for v in labels]
-            found.append(match_label(part, labels))
-    if len(found) != sensitive.shape[1] or any(f is None for f in found):
-        groups = sensitive.drop_duplicates().astype(str).agg(" & ".join, axis=1)
-        shown = sorted(groups)[:20]
-        raise ValueError(
-            REFERENCE_UNKNOWN_ERROR.format(
-                text=text,
-                name=" & ".join(map(str, sensitive.columns)),
-                groups=", ".join(shown) + (", ..." if len(groups) > 20 else ""),
-            )
-        )
-    return found[0] if len(found) == 1 else tuple(found)

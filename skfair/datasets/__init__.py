@@ -11,14 +11,9 @@ benchmark; :func:`load_hfm_dataset` loads those by their names there, and
 encoding.
 """
 
-from ._loaders import (
-    load_adult,
-    load_bank,
-    load_compas,
-    load_german_credit,
-    load_hfm_dataset,
-    load_ricci,
-)
+from ._compas import load_compas
+from ._hfm import load_hfm_dataset
+from ._loaders import load_adult, load_bank, load_german_credit, load_ricci
 
 __all__ = [
     "load_adult",

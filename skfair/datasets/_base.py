@@ -3,14 +3,23 @@
 The data ship inside the package as gzip-compressed CSV files in ``data/``, each
 with a reStructuredText description in ``descr/``, both read with
 :mod:`importlib.resources` (as in scikit-learn's ``sklearn/datasets/_base.py``),
-so loading never touches the network.
+so loading never touches the network. What every loader shares is here too:
+the data sets' sensitive columns and privileged groups (:data:`DATASETS`),
+the returned Bunch (:func:`make_bunch`) and the shared parts of the loaders'
+docstrings (:func:`shared_doc`).
 """
 
+import json
 from functools import cache
 from importlib import resources
 
 import numpy as np
 import pandas as pd
+from sklearn.utils import Bunch
+
+# StrOptions: scikit-learn's own boundary validation (same error texts as its
+# loaders); no public equivalent exists.
+from sklearn.utils._param_validation import StrOptions
 
 DATA_PACKAGE = __package__
 """Package whose ``data/`` and ``descr/`` folders hold the bundled files."""
@@ -69,3 +78,120 @@ def set_dtypes(frame, *, category):
         elif not pd.api.types.is_numeric_dtype(frame[col]):
             converted[col] = frame[col].astype(TEXT_DTYPE)
     return frame.assign(**converted)
+
+
+PREPROCESSING = [StrOptions({"raw", "hfm"})]
+
+#: Per data set: sensitive columns, privileged groups, class names, data file.
+DATASETS = {
+    "ricci": (["race"], {"race": "W"}, ["fail", "pass"], "ricci.csv.gz"),
+    "german_credit": (
+        ["sex", "age"],
+        {"sex": "male", "age": "adult"},
+        ["bad", "good"],
+        "german_credit.csv.gz",
+    ),
+    "adult": (
+        ["race", "sex"],
+        {"race": "White", "sex": "Male"},
+        ["<=50K", ">50K"],
+        "adult.csv.gz",
+    ),
+    "compas": (
+        ["race", "sex"],
+        {"race": "Caucasian", "sex": "Male"},
+        ["no_recid", "recid"],
+        None,
+    ),
+    "bank": (["age"], {"age": ">25"}, ["no", "yes"], "bank.csv.gz"),
+}
+
+
+def make_bunch(name, data, target, return_X_y, data_file_name=None):
+    """The Bunch (or ``(data, target)``) of the data set ``name``."""
+    sensitive, privileged, target_names, file_name = DATASETS[name]
+    data = data.reset_index(drop=True)
+    target = target.reset_index(drop=True)
+    if return_X_y:
+        return data, target
+    return Bunch(
+        data=data,
+        target=target,
+        frame=pd.concat([data, target], axis=1),
+        sensitive=data[sensitive].copy(),
+        privileged=dict(privileged),
+        feature_names=list(data.columns),
+        target_names=list(target_names),
+        DESCR=load_descr(f"{name}.rst"),
+        filename=data_file_name or file_name,
+    )
+
+
+_RETURNS = """\
+    Returns
+    -------
+    data : :class:`~sklearn.utils.Bunch`
+        Dictionary-like object with the following attributes.
+
+"""
+_BUNCH_FIELDS = """\
+        sensitive : pandas.DataFrame of shape (n_samples, {n_sensitive})
+            {columns}, equal to {those} of ``data``.
+        privileged : dict
+            Privileged group label of each sensitive column, ``{privileged}``.
+        target_names : list of str
+            Class names, ``{classes}``.
+        frame : pandas.DataFrame
+            ``data`` with ``target`` as the last column.
+        feature_names : list of str
+            Column names of ``data``.
+        DESCR : str
+            Description of the data set.
+        filename : str
+            Name of the bundled file{file}.
+
+    (data, target) : tuple if ``return_X_y`` is True
+        The DataFrame ``data`` and the Series ``target`` described above.
+"""
+_SEE_ALSO = """
+    See Also
+    --------
+    load_hfm_dataset : The data sets of the HFM paper by their names there.
+    skfair.model_selection.make_hfm_encoder : The HFM paper's feature encoding.
+"""
+_RETURN_X_Y = """\
+    return_X_y : bool, default=False
+        If True, return ``(data, target)`` instead of a Bunch.
+"""
+
+
+def shared_doc(dataset=None):
+    """Fill the parts of a loader's docstring that every loader shares."""
+
+    def decorate(function):
+        doc = function.__doc__.replace("    <return_X_y>\n", _RETURN_X_Y)
+        if dataset is not None:
+            sensitive, privileged, names, file = DATASETS[dataset]
+            fields = _BUNCH_FIELDS.format(
+                n_sensitive=len(sensitive),
+                columns=("Columns " if len(sensitive) > 1 else "Column ")
+                + " and ".join(f"``{column}``" for column in sensitive),
+                those="those" if len(sensitive) > 1 else "that",
+                privileged=json.dumps(privileged),
+                classes=json.dumps(names),
+                file="" if file is None else f', ``"{file}"``',
+            )
+            fields += "" if dataset == "bank" else _SEE_ALSO
+            doc = doc.replace("    <returns>\n", _RETURNS)
+            doc = doc.replace("        <bunch_fields>\n", fields)
+        function.__doc__ = doc
+        return function
+
+    return decorate
+
+
+def insert_after(frame, anchor, name, values):
+    """Return a copy of ``frame`` with column ``name`` right after ``anchor``."""
+    frame = frame.copy()
+    frame.insert(frame.columns.get_loc(anchor) + 1, name, values)
+    return frame

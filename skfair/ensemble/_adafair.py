@@ -9,9 +9,7 @@ import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_random_state
 
-from skfair.utils._estimator import store_params
-from skfair.utils._sensitive import resolve_privileged
-from skfair.utils._validation import check_sample_weight_1d
+from skfair.utils import check_sample_weight_1d, resolve_privileged
 
 from ._base import BaseFairEnsemble, Interval, _fit_context
 
@@ -268,7 +266,14 @@ class AdaFairClassifier(BaseFairEnsemble):
         sensitive_as_feature=False,
         random_state=None,
     ):
-        store_params(self, locals())
+        self.sensitive = sensitive
+        self.privileged = privileged
+        self.n_estimators = n_estimators
+        self.trade_off_c = trade_off_c
+        self.learning_rate = learning_rate
+        self.min_group_size = min_group_size
+        self.sensitive_as_feature = sensitive_as_feature
+        self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):

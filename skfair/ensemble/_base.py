@@ -18,23 +18,14 @@ from sklearn.base import (
 from sklearn.utils._param_validation import Interval, StrOptions  # noqa: F401
 from sklearn.utils.validation import check_is_fitted
 
-from skfair.utils._estimator import BinaryDecisionMixin
-from skfair.utils._sensitive import (
+from skfair.utils import (
+    BinaryDecisionMixin,
+    check_binary_y,
     drop_unused_categories,
     resolve_columns,
     sensitive_groupings,
 )
-from skfair.utils._validation import check_binary_y
 
-NON_NUMERIC_FEATURE_ERROR = (
-    "{estimator} needs numeric features, but column(s) {columns} of X are not "
-    "numeric. Encode them first (e.g. a OneHotEncoder in a Pipeline, or "
-    "skfair.datasets' HFM encoder){hint}."
-)
-NON_NUMERIC_SENSITIVE_HINT = (
-    ", or set sensitive_as_feature=False so that the sensitive column(s) are "
-    "used only to define the groups"
-)
 NON_FINITE_FEATURE_ERROR = (
     "Input X contains NaN or infinity in column(s) {columns} (the first at row "
     "{row}); {estimator} needs finite numbers. Impute or drop those values first."
@@ -105,8 +96,7 @@ class BaseFairEnsemble(BinaryDecisionMixin, ClassifierMixin, BaseEstimator):
             self._sensitive_positions, _ = resolve_columns(X, self.sensitive)
         positions = set(self._sensitive_positions)
         n_features = X_checked.shape[1]
-        names = getattr(self, "feature_names_in_", None)
-        names = [f"x{k}" for k in range(n_features)] if names is None else names
+        names = self._feature_names(n_features)
         keep = [k for k in range(n_features) if k not in positions]
         keep = list(range(n_features)) if self.sensitive_as_feature else keep
         if reset:
@@ -120,12 +110,7 @@ class BaseFairEnsemble(BinaryDecisionMixin, ClassifierMixin, BaseEstimator):
                 features = features.astype(np.float64)
         bad = [k for j, k in enumerate(keep) if not _is_numeric_column(features[:, j])]
         if bad:
-            hint = NON_NUMERIC_SENSITIVE_HINT if positions.intersection(bad) else ""
-            raise ValueError(
-                NON_NUMERIC_FEATURE_ERROR.format(
-                    estimator=name, columns=[str(names[k]) for k in bad], hint=hint
-                )
-            )
+            raise self._non_numeric_error(bad, positions, n_features)
         features = np.ascontiguousarray(features, dtype=np.float64)
         # every numeric column, sensitive ones included, must be finite
         numeric = X_checked.dtype.kind in "biuf"

@@ -21,7 +21,6 @@ from scipy.special import expit
 from sklearn.utils.validation import check_random_state
 
 from skfair.utils import to_pandas
-from skfair.utils._estimator import store_params
 
 from ._base import BaseFairEnsemble, Interval, StrOptions, _fit_context
 
@@ -252,7 +251,25 @@ default="cross_entropy"
         random_state=None,
         n_jobs=None,
     ):
-        store_params(self, locals())
+        self.sensitive = sensitive
+        self.constraint_type = constraint_type
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.num_leaves = num_leaves
+        self.max_depth = max_depth
+        self.min_child_samples = min_child_samples
+        self.multiplier_learning_rate = multiplier_learning_rate
+        self.constraint_fpr_tolerance = constraint_fpr_tolerance
+        self.constraint_fnr_tolerance = constraint_fnr_tolerance
+        self.constraint_stepwise_proxy = constraint_stepwise_proxy
+        self.score_threshold = score_threshold
+        self.global_constraint_type = global_constraint_type
+        self.global_target_fpr = global_target_fpr
+        self.global_target_fnr = global_target_fnr
+        self.min_group_size = min_group_size
+        self.sensitive_as_feature = sensitive_as_feature
+        self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _engine_params(self, seed):
         return {

@@ -12,8 +12,6 @@ from sklearn.utils._param_validation import (  # scikit-learn's own validation;
     StrOptions,
 )
 
-from skfair.utils._estimator import store_params
-
 from ._base import BaseFairPenalised
 from ._mlp import _log_loss, _MLPTrainingMixin
 from ._model_penalties import group_members
@@ -270,7 +268,22 @@ class AdversarialDebiasingClassifier(_MLPTrainingMixin, BaseFairPenalised):
         sensitive_as_feature=False,
         random_state=None,
     ):
-        store_params(self, locals())
+        self.sensitive = sensitive
+        self.adversary_weight = adversary_weight
+        self.projection = projection
+        self.constraints = constraints
+        self.adversary_learning_rate = adversary_learning_rate
+        self.adversary_steps = adversary_steps
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.learning_rate_init = learning_rate_init
+        self.batch_size = batch_size
+        self.max_iter = max_iter
+        self.lr_step_size = lr_step_size
+        self.lr_decay = lr_decay
+        self.dropout = dropout
+        self.min_group_size = min_group_size
+        self.sensitive_as_feature = sensitive_as_feature
+        self.random_state = random_state
 
     def _fairness_active(self):
         return self.adversary_weight > 0
@@ -299,6 +312,8 @@ class AdversarialDebiasingClassifier(_MLPTrainingMixin, BaseFairPenalised):
 
     def _step(self, X, y, w, codes, lr, rng):
         z, cache = self._forward(X, rng)
+        if not np.isfinite(z).all():  # diverged: _fit says so
+            return np.nan, np.nan, False
         loss, grad_z = _log_loss(z, expit(z), y, w)
         grads = self._backward(cache, grad_z)
         kept = codes >= 0

@@ -20,13 +20,14 @@ from sklearn.utils._param_validation import (  # scikit-learn's own validation;
 from sklearn.utils.validation import check_is_fitted
 
 from skfair.utils import (
+    BinaryDecisionMixin,
+    check_binary_y,
     check_sample_weight_1d,
     drop_sensitive,
     is_dataframe,
+    resolve_columns,
     sensitive_groupings,
 )
-from skfair.utils._estimator import BinaryDecisionMixin
-from skfair.utils._validation import check_binary_y
 
 from ._penalties import PENALTIES, _penalty_from_codes
 
@@ -46,6 +47,15 @@ def score_penalty(proba, codes, penalty, weight, temperature=10.0, epsilon=0.0):
         proba[kept], local, present.size, penalty, temperature, epsilon
     )
     return value, weight * grad
+
+
+def _converts_to_float(column):
+    """Whether ``column`` (a 1-D array) converts to float64."""
+    try:
+        column.astype(np.float64)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 class BaseFairPenalised(BinaryDecisionMixin, ClassifierMixin, BaseEstimator):
@@ -95,7 +105,27 @@ class BaseFairPenalised(BinaryDecisionMixin, ClassifierMixin, BaseEstimator):
             else drop_sensitive(source, self.sensitive)
         )
         self._check_features_left(model_X.shape[1], X_arr.shape[1])
+        if X_arr.dtype.kind not in "biufc":  # e.g. a string column
+            self._check_numeric_features(X, X_arr)
         return source, check_array(model_X, dtype=np.float64), y
+
+    def _check_numeric_features(self, X, X_arr):
+        """Name the model's input columns that are no numbers (and why).
+
+        A column counts as numeric when it converts to float64, as
+        ``check_array`` does; a sensitive column is an input only with
+        ``sensitive_as_feature=True``.
+        """
+        sensitive, _ = resolve_columns(X, self.sensitive)
+        n_features = X_arr.shape[1]
+        inputs = [
+            k
+            for k in range(n_features)
+            if self.sensitive_as_feature or k not in sensitive
+        ]
+        bad = [k for k in inputs if not _converts_to_float(X_arr[:, k])]
+        if bad:
+            raise self._non_numeric_error(bad, sensitive, n_features)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):

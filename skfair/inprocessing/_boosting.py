@@ -12,8 +12,6 @@ from sklearn.utils._param_validation import (  # scikit-learn's own validation;
 )
 from sklearn.utils.validation import check_random_state
 
-from skfair.utils._estimator import store_params
-
 from ._base import BaseFairPenalised
 
 #: Smallest hessian handed to LightGBM (its leaves divide by the sum).
@@ -179,7 +177,20 @@ class FairLGBMClassifier(BaseFairPenalised):
         n_jobs=1,
         random_state=None,
     ):
-        store_params(self, locals())
+        self.sensitive = sensitive
+        self.penalty = penalty
+        self.fairness_weight = fairness_weight
+        self.temperature = temperature
+        self.epsilon = epsilon
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.num_leaves = num_leaves
+        self.min_child_samples = min_child_samples
+        self.reg_lambda = reg_lambda
+        self.min_group_size = min_group_size
+        self.sensitive_as_feature = sensitive_as_feature
+        self.n_jobs = n_jobs
+        self.random_state = random_state
 
     def _fit(self, features, y01, w, codes):
         import lightgbm

@@ -15,8 +15,6 @@ from sklearn.utils._param_validation import (  # scikit-learn's own validation;
 from sklearn.utils.validation import check_random_state
 from threadpoolctl import threadpool_limits
 
-from skfair.utils._estimator import store_params
-
 from ._base import BaseFairPenalised, score_penalty
 from ._model_penalties import (
     MODEL_PENALTIES,
@@ -42,8 +40,11 @@ NEVER_APPLIED_WARNING = (
     "batch_size, or leave the small groups out with min_group_size."
 )
 DIVERGED_ERROR = (
-    "Training diverged at step {step} (non-finite loss); lower "
-    "learning_rate_init or the fairness weight."
+    "Training diverged at step {step}: the network's outputs are no longer "
+    "finite numbers (NaN or infinity), so neither the loss nor the fairness "
+    "penalty can be computed. Lower learning_rate_init or the fairness "
+    "weight, or scale the features (the largest |value| among them is "
+    "{largest:.3g}; the float32 weights overflow beyond 3.4e+38)."
 )
 
 
@@ -60,8 +61,8 @@ class _MLPTrainingMixin:
     Subclasses implement ``_setup(n_groups)`` (extra state before the first
     step), ``_step(X, y, w, codes, lr, rng)`` returning ``(log-loss, value,
     applied)`` where ``value`` is logged in ``<_curve_name>`` and
-    ``applied`` says whether the fairness term acted on the batch, and
-    ``_fairness_active()``.
+    ``applied`` says whether the fairness term acted on the batch (a NaN
+    log-loss: training diverged), and ``_fairness_active()``.
     """
 
     _mlp_constraints: ClassVar[dict] = {
@@ -127,7 +128,10 @@ class _MLPTrainingMixin:
                     rng,
                 )
                 if not np.isfinite(loss):
-                    raise FloatingPointError(DIVERGED_ERROR.format(step=step))
+                    largest = float(np.max(np.abs(features), initial=0.0))
+                    raise FloatingPointError(
+                        DIVERGED_ERROR.format(step=step, largest=largest)
+                    )
                 losses.append(loss)
                 values.append(value)
                 n_applied += applied
@@ -354,7 +358,22 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
         sensitive_as_feature=False,
         random_state=None,
     ):
-        store_params(self, locals())
+        self.sensitive = sensitive
+        self.penalty = penalty
+        self.fairness_weight = fairness_weight
+        self.temperature = temperature
+        self.epsilon = epsilon
+        self.alignment_strength = alignment_strength
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.learning_rate_init = learning_rate_init
+        self.batch_size = batch_size
+        self.max_iter = max_iter
+        self.lr_step_size = lr_step_size
+        self.lr_decay = lr_decay
+        self.dropout = dropout
+        self.min_group_size = min_group_size
+        self.sensitive_as_feature = sensitive_as_feature
+        self.random_state = random_state
 
     def _fairness_active(self):
         if self.penalty == "dralign" and self.alignment_strength > 0:
@@ -372,6 +391,8 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
 
     def _step(self, X, y, w, codes, lr, rng):
         z, cache = self._forward(X, rng)
+        if not np.isfinite(z).all():  # diverged: _fit says so
+            return np.nan, np.nan, False
         proba = expit(z)
         loss, grad_z = _log_loss(z, proba, y, w)
         applied = len(group_members(codes)) >= 2

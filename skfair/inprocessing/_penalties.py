@@ -14,15 +14,13 @@ import warnings
 import numpy as np
 from scipy.special import expit
 
-from skfair.metrics import mcdp_details
-from skfair.utils import check_sensitive_features
-from skfair.utils._sensitive import codes_as_groups
+from skfair.metrics import check_epsilon, mcdp_details
+from skfair.utils import check_sensitive_features, codes_as_groups
 
 PENALTIES = ("mcdp", "dp", "abcc")
 
 PENALTY_ERROR = "penalty must be one of {options}; got {penalty!r}."
 TEMPERATURE_ERROR = "temperature must be a finite real number > 0; got {value!r}."
-EPSILON_ERROR = "epsilon must be a finite real number >= 0; got {value!r}."
 SCORE_SHAPE_ERROR = "y_score must be 1-dimensional; got an array of shape {shape}."
 SCORE_NAN_ERROR = (
     "y_score contains {n_bad} NaN or infinite value(s) (first at index {first}); "
@@ -52,13 +50,6 @@ def _check_temperature(temperature):
     if not ok or not np.isfinite(temperature) or temperature <= 0:
         raise ValueError(TEMPERATURE_ERROR.format(value=temperature))
     return float(temperature)
-
-
-def _check_epsilon(epsilon):
-    ok = isinstance(epsilon, numbers.Real) and not isinstance(epsilon, bool)
-    if not ok or not np.isfinite(epsilon) or epsilon < 0:
-        raise ValueError(EPSILON_ERROR.format(value=epsilon))
-    return float(epsilon)
 
 
 def _check_penalty(penalty):
@@ -300,7 +291,7 @@ def fairness_penalty(
     """
     penalty = _check_penalty(penalty)
     temperature = _check_temperature(temperature)
-    epsilon = _check_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon)
     scores = _check_score(y_score)
     if penalty == "abcc":
         _check_unit_interval(scores, penalty)

@@ -4,15 +4,23 @@ Distribution-level demographic parity (ΔDP, ABCC, ABPC, MCDP), the HFM
 manifold measure, group gaps and discriminative risk, confidence intervals
 and tests. Every metric returns a float where lower is fairer; every scorer
 returns the negated metric.
+
+Layout: the metric definitions are private modules named after their family
+(``_distribution``, ``_mcdp``, ``_hfm``, ``_group_gaps``,
+``_discriminative_risk``, ``_confidence``, ``_disparity_test``,
+``_scorer``); they stand on three private layers, each a package with an
+architecture note in its ``__init__``: ``_kernels`` (the sort-based
+machinery), :mod:`skfair.metrics.inference` (intervals and tests on one sort)
+and ``_dask`` (the Dask backend of the public metrics, with its dispatcher).
+Other subpackages import from :mod:`skfair.metrics` and
+:mod:`skfair.metrics.inference` only; names re-exported here but left out of
+``__all__`` (``check_epsilon``) serve them.
 """
 
-from ._confidence import (
-    DisparityTestResult,
-    MetricConfidenceInterval,
-    disparity_test,
-    metric_confidence_interval,
-)
+# ruff: noqa: F401 (check_epsilon is re-exported for skfair's own subpackages)
+from ._confidence import MetricConfidenceInterval, metric_confidence_interval
 from ._discriminative_risk import discriminative_risk
+from ._disparity_test import DisparityTestResult, disparity_test
 from ._distribution import abcc, abpc, delta_dp
 from ._group_gaps import (
     demographic_parity_gap,
@@ -20,7 +28,7 @@ from ._group_gaps import (
     predictive_quality_parity_gap,
 )
 from ._hfm import HFMResult, HFMUndefinedWarning, hfm, hfm_distances
-from ._mcdp import MCDPResult, mcdp, mcdp_curve, mcdp_details
+from ._mcdp import MCDPResult, check_epsilon, mcdp, mcdp_curve, mcdp_details
 from ._scorer import (
     make_abcc_scorer,
     make_abpc_scorer,
@@ -28,7 +36,7 @@ from ._scorer import (
     make_hfm_scorer,
     make_mcdp_scorer,
 )
-from ._uncertainty import dkw_halfwidth
+from .inference import dkw_halfwidth
 
 __all__ = [
     "DisparityTestResult",

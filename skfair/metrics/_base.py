@@ -14,7 +14,7 @@ from ..utils import (
     check_scores,
     sensitive_groupings,
 )
-from ._ecdf import SortedScores, group_pairs, sort_scores
+from ._kernels import SortedScores, group_pairs, sort_scores
 
 AGG_ERROR = "agg must be 'max' or 'mean'; got {agg!r}."
 # Evaluation grids (ABCC's and ABPC's n_points, MCDP's Algorithm 2 probes)
@@ -56,56 +56,71 @@ class PreparedScores(NamedTuple):
     sorted: SortedScores | None
 
 
-def prepare_scores(options, *, unit_interval_for=None, sort=True):
+def prepare_scores(
+    y_true,
+    y_score,
+    *,
+    sensitive_features,
+    sample_weight,
+    combine,
+    agg,
+    min_group_size,
+    unit_interval_for=None,
+    sort=True,
+):
     """Validate a distribution metric's inputs: one PreparedScores per grouping.
 
-    ``options`` are the public metric's arguments (``dict(locals())``):
-    ``y_true``, ``y_score``, ``sensitive_features``, ``sample_weight``,
-    ``combine``, ``agg`` and ``min_group_size``, as the metrics document them.
+    The arguments are the public metric's, as the metrics document them.
     With ``unit_interval_for`` (the reason, for the error) the scores must lie
     in [0, 1]; ``sort=False`` skips the per-grouping sort.
     """
-    check_agg(options["agg"])
-    y_true, y_score = options["y_true"], options["y_score"]
-    sensitive_features = options["sensitive_features"]
+    check_agg(agg)
     check_same_index(
         y_true=y_true,
         y_score=y_score,
         sensitive_features=sensitive_features,
-        sample_weight=options["sample_weight"],
+        sample_weight=sample_weight,
     )
     scores = check_scores(y_score, unit_interval_for=unit_interval_for)
     n_samples = scores.shape[0]
     if y_true is not None:
         check_same_length(y_true, scores, first_name="y_true", second_name="y_score")
-    weights = check_sample_weight_1d(
-        options["sample_weight"], n_samples, against="y_score"
-    )
+    weights = check_sample_weight_1d(sample_weight, n_samples, against="y_score")
     groupings = sensitive_groupings(
         sensitive_features,
         n_samples=n_samples,
-        combine=options["combine"],
-        min_group_size=options["min_group_size"],
+        combine=combine,
+        min_group_size=min_group_size,
     )
     prepared = []
     for grouping in groupings:
         codes = grouping.restrict(grouping.codes)
         kept_weights = None if weights is None else grouping.restrict(weights)
         if kept_weights is not None:
-            totals = np.bincount(
-                codes, weights=kept_weights, minlength=grouping.n_groups
-            )
-            if (totals <= 0).any():
-                label = grouping.labels[int(np.flatnonzero(totals <= 0)[0])]
-                raise ValueError(
-                    ZERO_WEIGHT_GROUP_ERROR.format(label=label, name=grouping.name)
-                )
+            kept_weights = _scaled_per_group(kept_weights, codes, grouping)
         kept = grouping.restrict(scores)
         ordered = (
             sort_scores(kept, codes, grouping.n_groups, kept_weights) if sort else None
         )
         prepared.append(PreparedScores(grouping, kept, kept_weights, codes, ordered))
     return prepared
+
+
+def _scaled_per_group(weights, codes, grouping):
+    """Each group's weights divided by the group's largest weight.
+
+    A distribution metric compares the groups' *normalised* (weighted)
+    distributions, so it is invariant to a scale per group; dividing by
+    the group's largest weight keeps every sum of weights below the number
+    of samples, where weights near the float64 maximum (e.g. 1e308) would
+    otherwise sum to infinity and the distributions to NaN.
+    """
+    peak = np.zeros(grouping.n_groups)
+    np.maximum.at(peak, codes, weights)
+    if (peak <= 0).any():  # weights are >= 0: a group of total weight 0
+        label = grouping.labels[int(np.flatnonzero(peak <= 0)[0])]
+        raise ValueError(ZERO_WEIGHT_GROUP_ERROR.format(label=label, name=grouping.name))
+    return weights / peak[codes]
 
 
 def check_grid_size(n_points, what, fix):

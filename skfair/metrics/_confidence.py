@@ -1,13 +1,13 @@
-"""Confidence intervals and tests of "no disparity" for the distribution metrics.
+"""Confidence intervals of the distribution metrics.
 
 Intervals for ΔDP, ABCC, ABPC and MCDP(ε), :func:`metric_confidence_interval`:
 
 * the default, ``method="auto"``, valid for every true value (0 included),
   ties and several groups: **Welch** (ΔDP_c) and **Newcombe** (ΔDP_b^t),
   closed forms folded to the absolute gap and Bonferroni-corrected over
-  pairs (:mod:`._intervals`), and for MCDP(ε), ABCC and ABPC a **bootstrap
+  pairs (:mod:`.inference._intervals`), and for MCDP(ε), ABCC and ABPC a **bootstrap
   simultaneous band** of the centred CDF (density) gap, in the norm in which
-  the metric is 1-Lipschitz (:mod:`._bands`);
+  the metric is 1-Lipschitz (:mod:`.inference._bands`);
 * a plain **stratified bootstrap** of the metric
   (:func:`scipy.stats.bootstrap`, each group resampled on its own), which
   under-covers these non-smooth metrics, kept by name;
@@ -15,14 +15,10 @@ Intervals for ΔDP, ABCC, ABPC and MCDP(ε), :func:`metric_confidence_interval`:
   of the group CDFs (MCDP(ε), ABCC, ΔDP), from the Dvoretzky–Kiefer–Wolfowitz
   inequality with Massart's constant.
 
-Tests, :func:`disparity_test`: a permutation test of any distribution metric
-(:func:`scipy.stats.permutation_test`, group labels permuted), the exact
-two-sample Kolmogorov–Smirnov p-value for MCDP(0) of two groups, and Welch /
-Alexander–Govern and chi-square / Fisher tests for ΔDP.
-
-Both are the one-metric cases of :mod:`skfair.metrics.inference`, the
-interface the audit report uses too (several metrics on one sort, shared
-resamples and permutations); the engine behind it is ``_uncertainty.py``.
+The tests of "no disparity" are :func:`~skfair.metrics.disparity_test`
+(``_disparity_test.py``). Both are the one-metric cases of
+:mod:`skfair.metrics.inference`, the interface the audit report uses too
+(several metrics on one sort, shared resamples and permutations).
 Measured coverage: ``benchmarks/bench_coverage.py`` and the user guide.
 """
 
@@ -30,20 +26,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import inspect
+
 import numpy as np
 
 from ..utils import check_scores
-from ._uncertainty import (
-    BOOTSTRAP_METHOD_ERROR,
-    CLOSED_FORM_METRIC_ERROR,
-    CLOSED_FORM_TEST_ERROR,
-    DKW_METRIC_ERROR,
-    DKW_UNIT_REASON,
-    DKW_WEIGHT_ERROR,
-    INTERVAL_METHOD_ERROR,
-    KS_ERROR,
-    TEST_METHOD_ERROR,
-)
+from ._distribution import abcc, abpc, delta_dp
+from ._mcdp import mcdp
 from .inference import (
     auto_method,
     band_maxima,
@@ -51,27 +40,44 @@ from .inference import (
     check_confidence_level,
     check_n_resamples,
     closed_form_pvalue,
-    delta_dp_test,
     dkw_bounds,
     interval_band,
     interval_bounds,
-    ks_problem,
-    ks_pvalue,
     metric_spec,
     metric_upper,
-    permutation_pvalues,
-    permutation_resolution,
     random_generator,
     shared_sort,
     zero_if_not_rejected,
 )
 
-__all__ = [
-    "DisparityTestResult",
-    "MetricConfidenceInterval",
-    "disparity_test",
-    "metric_confidence_interval",
-]
+INTERVAL_METHOD_ERROR = (
+    "method must be 'auto', 'band', 'welch', 'newcombe', 'bootstrap' or 'dkw'; "
+    "got {method!r}."
+)
+CLOSED_FORM_METRIC_ERROR = (
+    "method='welch' is for delta_dp without a threshold (ΔDP_c) and "
+    "method='newcombe' for delta_dp with a threshold (ΔDP_b^t); got "
+    "method={method!r} for metric={metric!r} with {options}. Use method='auto'."
+)
+BOOTSTRAP_METHOD_ERROR = (
+    "bootstrap_method must be 'basic', 'percentile' or 'BCa'; got {value!r}."
+)
+DKW_METRIC_ERROR = (
+    "method='dkw' bounds metrics that are functionals of the group CDFs "
+    "(delta_dp, abcc, mcdp); {metric!r} depends on kernel density estimates. "
+    "Use method='bootstrap'."
+)
+DKW_WEIGHT_ERROR = (
+    "method='dkw' assumes unweighted i.i.d. samples in each group; "
+    "sample_weight is not supported. Use method='bootstrap'."
+)
+DKW_UNIT_REASON = "a DKW interval of {metric}, which integrates the CDF gap over [0, 1]"
+METRIC_PARAMS_KEY_ERROR = (
+    "metric_params holds {keys}, not option(s) of metric={metric!r}; its valid "
+    "keys are {valid}. sensitive_features, sample_weight, combine and "
+    "min_group_size are arguments of their own."
+)
+__all__ = ["MetricConfidenceInterval", "metric_confidence_interval"]
 
 _DKW_METRICS = ("delta_dp", "abcc", "mcdp")
 _INTERVAL_METHODS = ("auto", "band", "welch", "newcombe", "bootstrap", "dkw")
@@ -126,55 +132,6 @@ class MetricConfidenceInterval:
     standard_error: float | None = None
 
 
-@dataclass(frozen=True)
-class DisparityTestResult:
-    """The p-value of a test of "no disparity", as :func:`disparity_test` returns.
-
-    Attributes
-    ----------
-    metric : str
-        The test statistic's name.
-    statistic : float
-        The metric on the data.
-    pvalue : float
-        The probability, if every group's scores come from the same
-        distribution, of a metric at least as large.
-    method : str
-        The test: "permutation", "ks" (exact or asymptotic two-sample
-        Kolmogorov–Smirnov), "welch" or "alexander-govern" (equal means, for
-        ΔDP_c), "chi2" or "fisher" (equal positive rates, for ΔDP_b^t).
-    n_resamples : int or None
-        Permutations evaluated: those asked for, or, when the groups admit no
-        more distinct partitions than that, every partition (scipy's exact
-        test); None for the other tests.
-    pvalue_floor : float or None
-        The smallest p-value the permutation test can return: ``1 /
-        (n_resamples + 1)`` for random permutations (a p-value equal to it
-        means "larger than in every permutation": the resolution limit, not a
-        measured probability), ``1 / n_resamples`` for the exact test; None
-        for the other tests.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skfair.metrics import disparity_test
-    >>> y_score = np.r_[np.linspace(0, 0.6, 50), np.linspace(0.4, 1, 50)]
-    >>> groups = np.repeat([0, 1], 50)
-    >>> res = disparity_test(None, y_score, sensitive_features=groups)
-    >>> res.metric, res.method, round(res.statistic, 2), res.pvalue < 1e-6
-    ('mcdp', 'ks', 0.66, True)
-    >>> res.n_resamples is None, res.pvalue_floor is None
-    (True, True)
-    """
-
-    metric: str
-    statistic: float
-    pvalue: float
-    method: str
-    n_resamples: int | None = None
-    pvalue_floor: float | None = None
-
-
 def metric_confidence_interval(
     y_true,
     y_score,
@@ -225,7 +182,9 @@ def metric_confidence_interval(
     confidence_level : float, default=0.95
         Nominal coverage.
     n_resamples : int, default=999
-        Bootstrap resamples ("band" and "bootstrap").
+        Bootstrap resamples ("band" and "bootstrap"). The band needs at least
+        ``ceil(1 / (1 - confidence_level)) - 1`` of them (19 at 0.95, 99 at
+        0.99) for its quantile to exist.
     bootstrap_method : {"basic", "percentile", "BCa"}, default="basic"
         scipy's interval type, for ``method="bootstrap"`` only.
     random_state : int, RandomState, Generator or None, default=None
@@ -259,7 +218,9 @@ def metric_confidence_interval(
     ------
     ValueError
         On invalid inputs (the metric's own errors), an unknown metric or
-        method, a method that does not apply to the metric ("welch" is for
+        method, a key of ``metric_params`` that is not an option of the
+        metric, too few ``n_resamples`` for the band at ``confidence_level``,
+        a method that does not apply to the metric ("welch" is for
         ΔDP_c, "newcombe" for ΔDP_b^t, "dkw" not for ABPC nor with sample
         weights), or ``method="dkw"`` for ABCC or ΔDP_c with scores outside
         [0, 1].
@@ -344,12 +305,13 @@ def metric_confidence_interval(
     (0.119, 0.461)
     """
     confidence_level = check_confidence_level(confidence_level)
-    spec = metric_spec(metric, metric_params)
+    spec = checked_metric_spec(metric, metric_params)
     asked, method = method, _check_interval_method(method, spec)
     if method == "dkw":
         _check_dkw(spec, y_score, sample_weight)
     elif method in ("band", "bootstrap"):
-        n_resamples = check_n_resamples(n_resamples)
+        band_level = confidence_level if method == "band" else None
+        n_resamples = check_n_resamples(n_resamples, confidence_level=band_level)
     if method == "bootstrap":
         bootstrap_method = _check_bootstrap_method(bootstrap_method)
     data = (y_true, y_score, sensitive_features, sample_weight, combine)
@@ -405,6 +367,36 @@ def metric_confidence_interval(
     )
 
 
+# the arguments of the metrics that the intervals and tests take themselves
+_OWN_ARGUMENTS = (
+    "y_true",
+    "y_score",
+    "sensitive_features",
+    "sample_weight",
+    "combine",
+    "min_group_size",
+)
+_METRIC_FUNCTIONS = {"delta_dp": delta_dp, "abcc": abcc, "abpc": abpc, "mcdp": mcdp}
+
+
+def checked_metric_spec(metric, metric_params):
+    """:func:`~.inference.metric_spec`, unknown ``metric_params`` keys refused.
+
+    The metric would fail on an unknown key with an ``inspect`` TypeError
+    that never names ``metric_params``; this names the bad keys and the
+    valid ones (:data:`METRIC_PARAMS_KEY_ERROR`).
+    """
+    spec = metric_spec(metric, metric_params)  # the metric's name checked there
+    parameters = inspect.signature(_METRIC_FUNCTIONS[metric]).parameters
+    valid = [name for name in parameters if name not in _OWN_ARGUMENTS]
+    bad = [key for key in spec.options if key not in valid]
+    if bad:
+        raise ValueError(
+            METRIC_PARAMS_KEY_ERROR.format(keys=bad, metric=metric, valid=valid)
+        )
+    return spec
+
+
 def _check_interval_method(method, spec):
     """The interval method, "auto" resolved; errors for unknown or misapplied ones."""
     if method not in _INTERVAL_METHODS:
@@ -439,150 +431,3 @@ def _check_bootstrap_method(value):
     if key not in _BOOTSTRAP_METHODS:
         raise ValueError(BOOTSTRAP_METHOD_ERROR.format(value=value))
     return _BOOTSTRAP_METHODS[key]
-
-
-def disparity_test(
-    y_true,
-    y_score,
-    *,
-    sensitive_features,
-    metric="mcdp",
-    method="auto",
-    n_resamples=9999,
-    random_state=None,
-    metric_params=None,
-    sample_weight=None,
-    combine="intersection",
-    min_group_size=None,
-):
-    """Test "no disparity": whether the groups' score distributions are the same.
-
-    The null hypothesis is that every group's scores are drawn from one
-    distribution (the group labels are exchangeable); a small p-value says
-    the observed disparity is unlikely to be noise.
-
-    Parameters
-    ----------
-    y_true, y_score
-        See :func:`metric_confidence_interval`.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-        Group labels; with several attributes their intersections are
-        permuted.
-    metric : {"mcdp", "abcc", "abpc", "delta_dp"}, default="mcdp"
-        The test statistic.
-    method : {"auto", "permutation", "ks", "welch", "chi2"}, default="auto"
-        "permutation": :func:`scipy.stats.permutation_test`, group labels
-        permuted, one-sided (large values are evidence of disparity), any
-        metric. "ks": for MCDP(0) of two unweighted groups, the two-sample
-        Kolmogorov–Smirnov p-value of :func:`scipy.stats.ks_2samp` (exact
-        when each group has at most 10 000 samples, asymptotic above, as
-        scipy's ``method="auto"``). "welch": for ΔDP_c of unweighted groups,
-        Welch's t-test (two groups) or the Alexander–Govern test (more; as
-        :func:`scipy.stats.alexandergovern`) of equal means. "chi2": for
-        ΔDP_b^t of unweighted groups, Pearson's chi-square test of equal
-        positive rates (Fisher's exact test for two groups when an expected
-        count is below 5). "auto" is "ks", then "welch" / "chi2" where they
-        apply (no resampling, no resolution limit), else "permutation".
-    n_resamples : int, default=9999
-        Permutations; the smallest p-value is ``1 / (n_resamples + 1)``. When
-        the groups admit at most that many distinct partitions, every one is
-        evaluated instead (an exact test; ``pvalue_floor`` says which).
-    random_state : int, RandomState, Generator or None, default=None
-        Seeds the permutations.
-    metric_params, combine
-        See :func:`metric_confidence_interval`.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights (they stay with their samples when labels move).
-    min_group_size : int or None, default=None
-        As for :func:`metric_confidence_interval`; the permutations move
-        labels among the samples of the compared groups only (the samples of
-        groups left out keep theirs).
-
-    Returns
-    -------
-    result : DisparityTestResult
-
-    Raises
-    ------
-    ValueError
-        On invalid inputs, or ``method="ks"`` where it does not apply.
-
-    See Also
-    --------
-    metric_confidence_interval : How large the disparity may be.
-
-    Notes
-    -----
-    MCDP(0) is the two-sample KS statistic, so for ε = 0 the KS test is exact
-    and needs no resampling. The Welch and chi-square tests test a smaller
-    null (equal means, equal positive rates at the threshold): exactly
-    "ΔDP = 0". With several attributes and ``combine="marginal"`` their
-    p-values are combined by Bonferroni. A permutation p-value is never
-    below ``pvalue_floor``, ``1 / (n_resamples + 1)``: at that value the
-    observed metric exceeded every permuted one, and only more permutations
-    can say more (with every partition enumerated, ``1 / n_partitions``:
-    exact, and nothing more to say). Since MCDP(ε) <= MCDP(0), the KS p-value at the
-    observed MCDP(ε) is also a valid, conservative p-value for ε > 0; the
-    permutation test is sharper.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skfair.metrics import disparity_test
-    >>> rng = np.random.default_rng(0)
-    >>> y_score, groups = rng.random(120), np.repeat([0, 1], 60)
-    >>> res = disparity_test(None, y_score, sensitive_features=groups)
-    >>> res.method, round(res.statistic, 3), res.pvalue > 0.05  # one distribution
-    ('ks', 0.167, True)
-    >>> y_score[groups == 1] **= 0.5  # group 1 now scores higher
-    >>> res = disparity_test(None, y_score, sensitive_features=groups,
-    ...                      metric="abcc", n_resamples=999, random_state=0)
-    >>> res.method, res.pvalue < 0.01
-    ('permutation', True)
-    """
-    if method not in ("auto", "permutation", "ks", "welch", "chi2"):
-        raise ValueError(TEST_METHOD_ERROR.format(method=method))
-    spec = metric_spec(metric, metric_params)
-    data = (y_true, y_score, sensitive_features, sample_weight, combine)
-    estimates, shared = shared_sort(data, [spec], min_group_size)
-    problem = ks_problem(shared, spec, sample_weight)
-    if method == "ks" and problem is not None:
-        raise ValueError(KS_ERROR.format(problem=problem))
-    closed = None if method in ("permutation", "ks") else delta_dp_test(shared, spec)
-    if method in ("welch", "chi2") and (closed is None or _TESTS[closed[1]] != method):
-        what = "means" if method == "welch" else "positive rates"
-        options = "no threshold" if method == "welch" else "with a threshold"
-        problem = "sample weights" if sample_weight is not None else spec.options
-        raise ValueError(
-            CLOSED_FORM_TEST_ERROR.format(
-                method=method,
-                what=what,
-                options=options,
-                metric=metric,
-                problem=problem,
-            )
-        )
-    if method == "ks" or (method == "auto" and problem is None):
-        return DisparityTestResult(metric, estimates[0], ks_pvalue(shared), "ks")
-    if closed is not None:
-        return DisparityTestResult(metric, estimates[0], closed[0], closed[1])
-    n_resamples = check_n_resamples(n_resamples)
-    pvalues = permutation_pvalues(
-        shared, [spec], n_permutations=n_resamples, rng=random_generator(random_state)
-    )
-    return DisparityTestResult(
-        metric,
-        estimates[0],
-        float(pvalues[0]),
-        "permutation",
-        *permutation_resolution(shared, n_resamples),
-    )
-
-
-# the public method name ("welch", "chi2") of each closed-form test
-_TESTS = {
-    "welch": "welch",
-    "alexander-govern": "welch",
-    "chi2": "chi2",
-    "fisher": "chi2",
-}

@@ -11,20 +11,19 @@ import pandas as pd
 from sklearn.utils import check_random_state
 
 from ..utils import (
+    apply_min_group_size,
     check_fraction,
+    check_min_group_size,
+    check_same_index,
+    check_sample_weight_1d,
     check_sensitive_features,
     columns_at,
     is_dataframe,
+    privileged_by_column,
     replace_column,
     resolve_columns,
     resolve_privileged,
 )
-from ..utils._sensitive import (
-    apply_min_group_size,
-    check_min_group_size,
-    privileged_by_column,
-)
-from ..utils._validation import check_same_index, check_sample_weight_1d
 
 NO_UNPRIVILEGED_ERROR = (
     "column {column!r} holds only its privileged value {value!r}; a "
@@ -202,6 +201,6 @@ def discriminative_risk(
     changed = np.asarray(estimator.predict(X)) != np.asarray(
         estimator.predict(disturbed)
     )
-    return float(
-        np.average(changed[kept], weights=None if weights is None else weights[kept])
-    )
+    if weights is not None:  # a weighted share: a common scale cancels, and
+        weights = weights[kept] / weights.max()  # 1e308s would sum to inf
+    return float(np.average(changed[kept], weights=weights))

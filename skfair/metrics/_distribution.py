@@ -6,10 +6,17 @@ import numbers
 
 import numpy as np
 
-from ..utils._dask import dask_dispatch
 from ._base import aggregate, check_grid_size, pairs_of, prepare_scores
-from ._ecdf import ecdf_gap_at, pair_gap
-from ._kde import binned_kde, check_bw_method, kde_bandwidth, unit_weights
+from ._dask import dask_dispatch
+from ._kernels import (
+    binned_kde,
+    check_bw_method,
+    direct_kde,
+    ecdf_gap_at,
+    kde_bandwidth,
+    pair_codes,
+    pair_gap,
+)
 
 THRESHOLD_ERROR = "threshold must be None or a finite real number; got {value!r}."
 ABCC_METHOD_ERROR = "method must be 'exact' or 'grid'; got {method!r}."
@@ -22,7 +29,8 @@ GRID_REASON = "the paper's integral over [0, 1] (method='grid')"
 _DIRECT_KDE_WORK = 2_000_000
 
 
-def _check_n_points(n_points, what):
+def check_n_points(n_points, what):
+    """``n_points`` as an int >= 2 within ``MAX_GRID_POINTS``, or a ValueError."""
     if (
         isinstance(n_points, bool)
         or not isinstance(n_points, numbers.Integral)
@@ -103,7 +111,6 @@ def delta_dp(
     >>> delta_dp(None, y0 + y1, sensitive_features=s, threshold=0.5)
     0.2
     """
-    options = dict(locals())
     if threshold is not None and (
         isinstance(threshold, bool)
         or not isinstance(threshold, numbers.Real)
@@ -111,7 +118,17 @@ def delta_dp(
     ):
         raise ValueError(THRESHOLD_ERROR.format(value=threshold))
     per_grouping = []
-    for grouping, scores, weights, codes, _ in prepare_scores(options, sort=False):
+    prepared = prepare_scores(
+        y_true,
+        y_score,
+        sensitive_features=sensitive_features,
+        sample_weight=sample_weight,
+        combine=combine,
+        agg=agg,
+        min_group_size=min_group_size,
+        sort=False,
+    )
+    for grouping, scores, weights, codes, _ in prepared:
         values = scores if threshold is None else (scores >= threshold) * 1.0
         totals = np.bincount(codes, weights=weights, minlength=grouping.n_groups)
         if weights is not None:
@@ -187,12 +204,18 @@ def abcc(
     ...            sensitive_features=[0, 0, 0, 1, 1, 1]), 12)
     0.1
     """
-    options = dict(locals())
     if method not in ("exact", "grid"):
         raise ValueError(ABCC_METHOD_ERROR.format(method=method))
-    n_points = _check_n_points(n_points, "abcc(method='grid')")
+    n_points = check_n_points(n_points, "abcc(method='grid')")
     prepared = prepare_scores(
-        options, unit_interval_for=GRID_REASON if method == "grid" else None
+        y_true,
+        y_score,
+        sensitive_features=sensitive_features,
+        sample_weight=sample_weight,
+        combine=combine,
+        agg=agg,
+        min_group_size=min_group_size,
+        unit_interval_for=GRID_REASON if method == "grid" else None,
     )
     grid = np.linspace(0, 1, n_points) if method == "grid" else None
     per_grouping = []
@@ -274,13 +297,18 @@ def abpc(
     ...            sensitive_features=[0, 0, 0, 1, 1, 1]), 4)
     0.2814
     """
-    options = dict(locals())
     if method not in ("auto", "direct", "binned"):
         raise ValueError(ABPC_METHOD_ERROR.format(method=method))
     check_bw_method(bw_method)
-    n_points = _check_n_points(n_points, "abpc")
+    n_points = check_n_points(n_points, "abpc")
     prepared = prepare_scores(
-        options,
+        y_true,
+        y_score,
+        sensitive_features=sensitive_features,
+        sample_weight=sample_weight,
+        combine=combine,
+        agg=agg,
+        min_group_size=min_group_size,
         unit_interval_for="ABPC, whose densities are integrated over [0, 1]",
         sort=False,
     )
@@ -295,9 +323,10 @@ def abpc(
             use_direct = method == "direct" or (
                 method == "auto" and x.shape[0] * n_points <= _DIRECT_KDE_WORK
             )
-            kde = _direct_kde if use_direct else binned_kde
+            kde = direct_kde if use_direct else binned_kde
             densities.append(kde(x, w, bandwidth, grid))
-        per_grouping.append(_pairs_l1(np.stack(densities), pairs_of(grouping), grid))
+        a, b = pair_codes(grouping.n_groups)
+        per_grouping.append(_pairs_l1(np.stack(densities), a, b, grid))
     return aggregate(per_grouping, agg)
 
 
@@ -305,13 +334,12 @@ def abpc(
 _PAIR_BLOCK_CELLS = 1 << 21
 
 
-def _pairs_l1(densities, pairs, grid):
+def _pairs_l1(densities, a, b, grid):
     """The trapezoid integral of ``|f_a - f_b|`` of every pair, block by block.
 
     Row by row the same sums as one ``np.trapezoid`` per pair (a reduction
     along a contiguous last axis), without a Python loop over the pairs.
     """
-    a, b = (np.array(side, dtype=np.intp) for side in zip(*pairs))
     step = max(1, _PAIR_BLOCK_CELLS // max(grid.shape[0], 1))
     out = np.empty(a.shape[0])
     for start in range(0, a.shape[0], step):
@@ -324,24 +352,20 @@ def _pairs_l1(densities, pairs, grid):
 def _area_between(pair, slab=1 << 16):
     """∫|F_a - F_b| of the step functions, one cache-sized slab at a time.
 
-    Slabs keep the temporaries (|gap|, widths) small: on large inputs fresh
-    full-size arrays cost more in page faults than the arithmetic.
+    Slabs keep the temporaries (|gap|, widths) in two reused buffers: on
+    large inputs fresh full-size arrays cost more in page faults than the
+    arithmetic. The products are summed by ``np.add.reduce``, not ``np.dot``:
+    a BLAS call per slab wakes its thread pool, which on a busy machine costs
+    far more than the sum.
     """
     points, numerator = pair.points, pair.numerator
+    size = min(slab, max(points.shape[0] - 1, 0))
+    magnitude, widths = np.empty(size), np.empty(size)
     total = 0.0
     for lo in range(0, points.shape[0] - 1, slab):
         hi = min(lo + slab, points.shape[0] - 1)
-        widths = points[lo + 1 : hi + 1] - points[lo:hi]
-        total += float(np.dot(np.abs(numerator[lo:hi]).astype(np.float64), widths))
+        gap, width = magnitude[: hi - lo], widths[: hi - lo]
+        np.abs(numerator[lo:hi], out=gap)  # cast as astype(np.float64)
+        np.subtract(points[lo + 1 : hi + 1], points[lo:hi], out=width)
+        total += float(np.multiply(gap, width, out=gap).sum())
     return total / pair.scale
-
-
-def _direct_kde(x, weights, bandwidth, grid, chunk=1 << 22):
-    """Gaussian KDE evaluated exactly at ``grid`` (chunked over samples)."""
-    w = unit_weights(x, weights)
-    density = np.zeros_like(grid)
-    step = max(1, chunk // grid.shape[0])
-    for start in range(0, x.shape[0], step):
-        z = (grid[None, :] - x[start : start + step, None]) / bandwidth
-        density += w[start : start + step] @ np.exp(-0.5 * z * z)
-    return density / (bandwidth * np.sqrt(2.0 * np.pi))

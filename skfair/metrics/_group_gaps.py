@@ -13,13 +13,14 @@ import warnings
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-from ..utils import resolve_privileged, sensitive_groupings
-from ..utils._dask import dask_dispatch
-from ..utils._validation import (
+from ..utils import (
     check_hard_labels,
     check_same_index,
     check_sample_weight_1d,
+    resolve_privileged,
+    sensitive_groupings,
 )
+from ._dask import dask_dispatch
 
 EMPTY_RATE_WARNING = (
     "{metric} is undefined: the {group} group has no samples with {condition}, "
@@ -48,26 +49,35 @@ _GAPS = {
 }
 
 
-def _gap(metric, y_true, y_pred, *, sensitive_features, **options):
+def _gap(
+    metric,
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    privileged,
+    pos_label,
+    sample_weight,
+    min_group_size,
+):
+    """``metric`` (a key of ``_GAPS``) with the public functions' arguments."""
     check_same_index(
         y_true=y_true,
         y_pred=y_pred,
         sensitive_features=sensitive_features,
-        sample_weight=options["sample_weight"],
+        sample_weight=sample_weight,
     )
-    truth, pred = check_hard_labels(y_true, y_pred, pos_label=options["pos_label"])
+    truth, pred = check_hard_labels(y_true, y_pred, pos_label=pos_label)
     labels = {"truth": truth, "pred": pred}
     n_samples = truth.shape[0]
-    weights = check_sample_weight_1d(
-        options["sample_weight"], n_samples, against="y_true"
-    )
+    weights = check_sample_weight_1d(sample_weight, n_samples, against="y_true")
     (grouping,) = sensitive_groupings(
         sensitive_features,
         n_samples=n_samples,
         against="y_true",
-        min_group_size=options["min_group_size"],
+        min_group_size=min_group_size,
     )
-    privileged = grouping.codes == resolve_privileged(options["privileged"], grouping)
+    privileged = grouping.codes == resolve_privileged(privileged, grouping)
     numerator, condition, condition_text, rate = _GAPS[metric]
     numerator = labels[numerator]
     condition = grouping.kept if condition is None else labels[condition]
@@ -164,7 +174,16 @@ def demographic_parity_gap(
     ...                        sensitive_features=[1, 1, 1, 1, 0, 0, 0, 0])
     0.5
     """
-    return _gap("demographic_parity_gap", **locals())
+    return _gap(
+        "demographic_parity_gap",
+        y_true,
+        y_pred,
+        sensitive_features=sensitive_features,
+        privileged=privileged,
+        pos_label=pos_label,
+        sample_weight=sample_weight,
+        min_group_size=min_group_size,
+    )
 
 
 @dask_dispatch("equal_opportunity_gap")
@@ -218,7 +237,16 @@ def equal_opportunity_gap(
     ...                       sensitive_features=[1, 1, 1, 1, 0, 0, 0, 0])
     0.5
     """
-    return _gap("equal_opportunity_gap", **locals())
+    return _gap(
+        "equal_opportunity_gap",
+        y_true,
+        y_pred,
+        sensitive_features=sensitive_features,
+        privileged=privileged,
+        pos_label=pos_label,
+        sample_weight=sample_weight,
+        min_group_size=min_group_size,
+    )
 
 
 @dask_dispatch("predictive_quality_parity_gap")
@@ -272,4 +300,13 @@ def predictive_quality_parity_gap(
     ...     y_true, y_pred, sensitive_features=[1, 1, 1, 1, 0, 0, 0, 0]), 6)
     0.333333
     """
-    return _gap("predictive_quality_parity_gap", **locals())
+    return _gap(
+        "predictive_quality_parity_gap",
+        y_true,
+        y_pred,
+        sensitive_features=sensitive_features,
+        privileged=privileged,
+        pos_label=pos_label,
+        sample_weight=sample_weight,
+        min_group_size=min_group_size,
+    )

@@ -7,9 +7,9 @@ when it is the model's prediction (``D_f``). All distances are Euclidean;
 :func:`hfm_distances` defines them (Eqs. 1, 4-7) and :func:`hfm` the degrees
 that compare ``D_f`` with ``D`` (Eq. 8).
 
-This module holds the public functions and the paper's approximation
-algorithms (AcceleDist, ApproxDist, ExtendDist); the exact engine lives in
-:mod:`skfair.metrics._nearest`.
+This module holds the public functions; the exact engine (nearest point of
+another group) and the paper's approximation algorithms (AcceleDist,
+ApproxDist) are kernels of :mod:`skfair.metrics._kernels`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,19 +25,16 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state
 
 from ..utils import (
+    check_hard_labels,
+    check_same_index,
+    check_same_length,
+    column_1d,
     is_dataframe,
     non_numeric_columns,
     numeric_array,
     sensitive_groupings,
 )
-from ..utils._parallel import effective_n_threads
-from ..utils._validation import (
-    check_hard_labels,
-    check_same_index,
-    check_same_length,
-    column_1d,
-)
-from ._nearest import nearest_other_group
+from ._kernels import nearest_other_group, projected_other_group_distances
 
 METHOD_ERROR = "method must be 'exact' or 'approx'; got {method!r}."
 M1_ERROR = "m1 must be a positive integer; got {value!r}."
@@ -268,111 +264,6 @@ def default_m2(n_samples):
 
 
 # ----------------------------------------------------------------------------
-# The paper's approximation: AcceleDist (Alg. 1), ApproxDist (Algs. 2 and 4)
-
-
-#: Coordinates gathered at once by the approximation (about 2 MB of float64).
-_SCAN_BUDGET = 1 << 18
-
-
-def _scan_neighbours(Zm, Zo, before, m2):
-    """Nearest of the ``m2`` other-group neighbours on each side, squared.
-
-    ``Zm`` are one group's points and ``Zo`` the other groups' points, both
-    in projection order; ``before[i]`` is the number of other-group points
-    that precede member ``i``, so its ``t``-th other-group neighbour on the
-    left is ``Zo[before[i] - t]`` and on the right ``Zo[before[i] + t - 1]``.
-    """
-    n_members, n_others = Zm.shape[0], Zo.shape[0]
-    m2 = min(m2, n_others)  # farther offsets fall outside on both sides
-    offsets = np.concatenate([-np.arange(1, m2 + 1), np.arange(m2)])
-    out = np.empty(n_members)
-    step = max(1, _SCAN_BUDGET // (offsets.size * max(Zm.shape[1], 1)))
-    for start in range(0, n_members, step):
-        stop = min(start + step, n_members)
-        index = before[start:stop, None] + offsets
-        outside = (index < 0) | (index >= n_others)
-        np.clip(index, 0, n_others - 1, out=index)
-        # Same arithmetic as _rowwise_sqdist: difference, square, row sum.
-        diff = np.subtract(Zm[start:stop, None, :], Zo[index])
-        np.square(diff, out=diff)
-        sq = diff.sum(axis=2)
-        sq[outside] = np.inf
-        sq.min(axis=1, out=out[start:stop])
-    return out
-
-
-def _accele_dist(Z, codes, n_groups, projection, m2):
-    """Algorithm 1 (AcceleDist), vectorised over the points.
-
-    Sort the points by their projection; for every point examine at most
-    ``m2`` points of *other* groups on each side in that order (same-group
-    points are skipped without counting) and keep the nearest. Returns the
-    estimated nearest-other-group distance of every point (in sorted order).
-    Every estimate is the true distance to some other-group point, hence
-    never below the exact one.
-    """
-    order = np.argsort(projection, kind="stable")
-    sorted_codes = codes[order]
-    best = np.empty(Z.shape[0])
-    for g in range(n_groups):
-        own = sorted_codes == g
-        members = np.flatnonzero(own)
-        others = np.flatnonzero(~own)
-        before = members - np.arange(members.size)
-        best[members] = _scan_neighbours(
-            Z[order[members]], Z[order[others]], before, m2
-        )
-    return np.sqrt(best)
-
-
-def _l1_direction(dim, rng):
-    """A random direction with ||w||_1 = 1, uniform on the l1 sphere."""
-    w = rng.standard_exponential(dim)
-    w /= w.sum()
-    w *= rng.choice((-1.0, 1.0), size=dim)
-    return w[:, None]
-
-
-def _orthonormal_directions(dim, n_directions, rng):
-    """``n_directions`` orthonormal random directions (Haar-distributed)."""
-    n_directions = min(n_directions, dim)
-    q, r = np.linalg.qr(rng.standard_normal((dim, n_directions)))
-    return q * np.sign(np.diag(r))
-
-
-def _approx_attribute(Z, codes, n_groups, m1, m2, rng, n_directions=2):
-    """ApproxDist: Algorithm 4 (binary attribute) or Algorithm 2 (multi-valued).
-
-    Returns the approximations of ``D`` and ``D_avg``: the minima, over
-    ``m1`` repetitions and their projection directions, of AcceleDist's
-    maximum and mean. The directions are drawn first, in order, so the
-    result does not depend on the worker threads that evaluate them.
-    """
-    if n_groups == 2:
-        directions = [_l1_direction(Z.shape[1], rng) for _ in range(m1)]
-    else:
-        directions = [
-            _orthonormal_directions(Z.shape[1], n_directions, rng) for _ in range(m1)
-        ]
-    directions = np.concatenate(directions, axis=1).T
-
-    def evaluate(w):
-        nearest = _accele_dist(Z, codes, n_groups, Z @ w, m2)
-        return float(nearest.max()), float(nearest.sum())
-
-    n_workers = min(effective_n_threads(), len(directions))
-    if n_workers > 1 and Z.shape[0] >= 2048:
-        with ThreadPoolExecutor(n_workers) as pool:
-            found = list(pool.map(evaluate, directions))
-    else:
-        found = [evaluate(w) for w in directions]
-    d_max = min(d for d, _ in found)
-    d_sum = min(s for _, s in found)
-    return d_max, d_sum / Z.shape[0]
-
-
-# ----------------------------------------------------------------------------
 # Distances and degrees
 
 
@@ -391,7 +282,9 @@ def _distances(X, label, groupings, method, m1, m2, rng):
             nearest = nearest_other_group(Zk, codes)
             per_attribute.append((float(nearest.max()), float(nearest.mean())))
         else:
-            per_attribute.append(_approx_attribute(Zk, codes, n_groups, m1, m2, rng))
+            per_attribute.append(
+                projected_other_group_distances(Zk, codes, n_groups, m1, m2, rng)
+            )
     d_max = max(d for d, _ in per_attribute)
     d_avg = float(np.mean([d for _, d in per_attribute]))
     return d_max, d_avg, per_attribute

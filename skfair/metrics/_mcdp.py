@@ -7,11 +7,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..utils._dask import dask_dispatch
-from ._allpairs import AllPairs
 from ._base import aggregate, check_grid_size, pairs_of, prepare_scores
-from ._ecdf import ecdf_gap_at, pair_gap
-from ._windows import max_window_min
+from ._dask import dask_dispatch
+from ._kernels import AllPairs, mcdp_pair_approx, mcdp_pair_exact, pair_gap
 
 EPSILON_ERROR = "epsilon must be a finite real number >= 0; got {epsilon!r}."
 METHOD_ERROR = "method must be 'exact' or 'approx'; got {method!r}."
@@ -84,14 +82,23 @@ class MCDPResult:
     pair_values: dict = field(repr=False)
 
 
-def _check_epsilon(epsilon):
+def check_epsilon(epsilon):
+    """``epsilon`` as a float, or the ValueError of a negative or non-finite one.
+
+    Examples
+    --------
+    >>> from skfair.metrics import check_epsilon
+    >>> check_epsilon(0.05)
+    0.05
+    """
     ok = isinstance(epsilon, numbers.Real) and not isinstance(epsilon, bool)
     if not ok or not np.isfinite(epsilon) or epsilon < 0:
         raise ValueError(EPSILON_ERROR.format(epsilon=epsilon))
     return float(epsilon)
 
 
-def _check_method(method, epsilon, sampling_frequency, rounding):
+def check_mcdp_method(method, epsilon, sampling_frequency, rounding):
+    """Validate ``method``, ``rounding`` and Algorithm 2's grid at ``epsilon``."""
     if method not in ("exact", "approx"):
         raise ValueError(METHOD_ERROR.format(method=method))
     if rounding not in ("exact", "float"):
@@ -109,109 +116,59 @@ def _check_method(method, epsilon, sampling_frequency, rounding):
         )
 
 
-def _pair_exact(pair, epsilon, rounding):
-    """Exact MCDP(ε) of one pair: (value, window, threshold, sign)."""
-    points, gap, scale = pair.points, pair.numerator, pair.scale
-    if epsilon == 0.0:
-        k_max, k_min = int(np.argmax(gap)), int(np.argmin(gap))
-        k = k_max if gap[k_max] >= -gap[k_min] else k_min
-        t = float(points[k])
-        return abs(float(gap[k])) / scale, (t, t), t, gap[k]
-    # ΔF on [0, 1] has breakpoints at 0 (ΔF(0) = 0 when no score is 0) and at
-    # 1, where both CDFs are 1 (scores are in [0, 1]); the fast sort pads
-    # them already. The window engine reads |gap| without a full-size copy.
-    if points[0] > 0.0 or points[-1] < 1.0:
-        pad_left, pad_right = int(points[0] > 0.0), int(points[-1] < 1.0)
-        points = np.concatenate(([0.0] * pad_left, points, [1.0] * pad_right))
-        gap = np.concatenate(([0] * pad_left, gap, [0] * pad_right)).astype(gap.dtype)
-    # y0 = 0: the neighbourhood [0, min(ε, 1)].
-    n_left = int(np.searchsorted(points, epsilon, side="right"))
-    at = int(np.argmin(np.abs(gap[:n_left])))
-    best = abs(gap[at])
-    window = (0.0, min(epsilon, 1.0))
-    # ε < y0 < 1 - ε: windows [p_k, p_k + 2ε]; larger y0 reach the score 1.
-    value, start, end = max_window_min(
-        points, gap, 2.0 * epsilon, rounding, absolute=True
-    )
-    if value > best:
-        best = value
-        low = float(points[start])
-        window = (low, min(low + 2.0 * epsilon, 1.0))
-        at = start + int(np.argmin(np.abs(gap[start : end + 1])))
-    return float(best) / scale, window, None, gap[at]
+@dataclass(frozen=True)
+class _Options:
+    """MCDP's options besides the data: those of the public functions."""
+
+    method: str
+    sampling_frequency: int
+    rounding: str
+    agg: str
 
 
-def _pair_approx(pair, epsilon, sampling_frequency):
-    """The paper's Algorithm 2 (its published code, with ``max`` mended).
-
-    The minima of the 2K-probe windows come from one van Herk/Gil-Werman pass
-    (:func:`_sliding_min`), linear in the number of probes, where the
-    reference code takes each window's minimum anew (O(K/ε · K)).
-    """
-    k = sampling_frequency
-    delta = epsilon / k
-    probes = np.arange(0, 1, delta)
-    gap = ecdf_gap_at(pair, probes)
-    disparity = np.abs(gap)
-    j0 = int(np.argmin(disparity[: k + 1]))
-    best = float(disparity[j0])
-    window = (float(probes[0]), float(probes[min(k, probes.size - 1)]))
-    sign = gap[j0]
-    n_windows = min(int(np.ceil(1 / delta)) - 2 * k, probes.size - 2 * k)
-    if n_windows >= 1:
-        minima = _sliding_min(disparity[1 : n_windows + 2 * k], 2 * k)
-        j = int(np.argmax(minima))
-        if minima[j] > best:
-            best = float(minima[j])
-            window = (float(probes[j + 1]), float(probes[j + 2 * k]))
-            inner = j + 1 + int(np.argmin(disparity[j + 1 : j + 1 + 2 * k]))
-            sign = gap[inner]
-    return best, window, None, sign
-
-
-def _sliding_min(values, width):
-    """``values[i:i + width].min()`` for every window start ``i``, in O(n).
-
-    Cut ``values`` into blocks of ``width``: a window then covers the end of
-    one block and the start of the next, so its minimum is the smaller of a
-    block-suffix minimum and a block-prefix minimum (van Herk/Gil-Werman).
-    """
-    n = values.shape[0]
-    padded = np.full(-(-n // width) * width, np.inf)
-    padded[:n] = values
-    blocks = padded.reshape(-1, width)
-    prefix = np.minimum.accumulate(blocks, axis=1).ravel()
-    suffix = np.minimum.accumulate(blocks[:, ::-1], axis=1)[:, ::-1].ravel()
-    return np.minimum(suffix[: n - width + 1], prefix[width - 1 : n])
-
-
-def _results(options, epsilons, details=True):
+def _results(
+    y_true,
+    y_score,
+    *,
+    sensitive_features,
+    sample_weight,
+    combine,
+    min_group_size,
+    epsilons,
+    options,
+    details=True,
+):
     """Validate every parameter and the inputs, then MCDP(ε) for each ε.
 
-    One :class:`MCDPResult` per ε, or with ``details=False`` only the values
+    The data arguments are the public function's, ``options`` its
+    :class:`_Options`. One
+    :class:`MCDPResult` per ε, or with ``details=False`` only the values
     (floats; with ``agg="max"`` and many groups most pairs are then never
-    evaluated: see :class:`~skfair.metrics._allpairs.AllPairs`).
+    evaluated: see :class:`~skfair.metrics._kernels.AllPairs`).
     """
-    epsilons = [_check_epsilon(e) for e in epsilons]
+    epsilons = [check_epsilon(e) for e in epsilons]
     if not epsilons:
         raise ValueError(EMPTY_EPSILONS_ERROR)
     for epsilon in epsilons:
-        _check_method(
-            options["method"],
-            epsilon,
-            options["sampling_frequency"],
-            options["rounding"],
+        check_mcdp_method(
+            options.method, epsilon, options.sampling_frequency, options.rounding
         )
     prepared = prepare_scores(
-        options,
+        y_true,
+        y_score,
+        sensitive_features=sensitive_features,
+        sample_weight=sample_weight,
+        combine=combine,
+        agg=options.agg,
+        min_group_size=min_group_size,
         unit_interval_for=UNIT_INTERVAL_REASON if max(epsilons) > 0 else None,
     )
     if details:
         return _evaluate(prepared, epsilons, options)
-    worst_only = options["agg"] == "max"
+    worst_only = options.agg == "max"
     per_grouping = [_pair_values(p, epsilons, options, worst_only) for p in prepared]
     return [
-        aggregate([values[i] for values in per_grouping], options["agg"])
+        aggregate([values[i] for values in per_grouping], options.agg)
         for i in range(len(epsilons))
     ]
 
@@ -224,7 +181,7 @@ def _pair_values(prepared, epsilons, options, worst_only=False):
     supports, which gives the same values.
     """
     grouping, sorted_scores = prepared.grouping, prepared.sorted
-    exact = options["method"] == "exact"
+    exact = options.method == "exact"
     if not exact or grouping.n_groups == 2:
         pairs = [pair_gap(sorted_scores, a, b) for a, b in pairs_of(grouping)]
         return [[_pair(pair, e, options)[0] for pair in pairs] for e in epsilons]
@@ -234,26 +191,26 @@ def _pair_values(prepared, epsilons, options, worst_only=False):
         grouping.n_groups,
         sorted_scores.weights,
     )
-    rounding = options["rounding"]
+    rounding = options.rounding
     if worst_only:
         return [[engine.worst(e, rounding)] for e in epsilons]
     return [engine.values(e, rounding).tolist() for e in epsilons]
 
 
 def _pair(pair, epsilon, options):
-    if options["method"] == "exact":
-        return _pair_exact(pair, epsilon, options["rounding"])
-    return _pair_approx(pair, epsilon, options["sampling_frequency"])
+    if options.method == "exact":
+        return mcdp_pair_exact(pair, epsilon, options.rounding)
+    return mcdp_pair_approx(pair, epsilon, options.sampling_frequency)
 
 
 def _evaluate(prepared, epsilons, options):
     """One :class:`MCDPResult` per ε, with every pair's value.
 
     The worst pair is the first (in grouping and pair order) of the largest
-    values; its window, threshold and sign come from ``_pair_exact`` (or
-    ``_pair_approx``) on its own gap.
+    values; its window, threshold and sign come from ``mcdp_pair_exact`` (or
+    ``mcdp_pair_approx``) on its own gap.
     """
-    method, agg = options["method"], options["agg"]
+    method, agg = options.method, options.agg
     per_grouping = [_pair_values(p, epsilons, options) for p in prepared]
     results = []
     for i, epsilon in enumerate(epsilons):
@@ -333,7 +290,21 @@ def mcdp_details(
     >>> res.value, res.window
     (0.2, (0.2, 0.30000000000000004))
     """
-    return _results(dict(locals()), [epsilon])[0]
+    return _results(
+        y_true,
+        y_score,
+        sensitive_features=sensitive_features,
+        sample_weight=sample_weight,
+        combine=combine,
+        min_group_size=min_group_size,
+        epsilons=[epsilon],
+        options=_Options(
+            method=method,
+            sampling_frequency=sampling_frequency,
+            rounding=rounding,
+            agg=agg,
+        ),
+    )[0]
 
 
 @dask_dispatch("mcdp")
@@ -414,7 +385,7 @@ def mcdp(
     The exact algorithm sorts the scores once, evaluates the CDF gap at every
     distinct score (the breakpoints of the step function, plus 0 and 1), and
     finds the best window with a linear-time max–min sweep (see
-    ``skfair/metrics/_windows.py``). It differs from the paper's published
+    ``skfair/metrics/_kernels/_windows.py``). It differs from the paper's published
     code (its Algorithm 4), which needs O(N²) memory, calls ``np.max(a, b)``
     (treating ``b`` as an axis), decides window membership with the rounded
     sum ``p_i + 2ε``, and mishandles scores equal to 0: on
@@ -440,7 +411,22 @@ def mcdp(
     >>> mcdp(None, y0 + y1, sensitive_features=s, epsilon=0.05, method="approx")
     0.4
     """
-    return _results(dict(locals()), [epsilon], details=False)[0]
+    return _results(
+        y_true,
+        y_score,
+        sensitive_features=sensitive_features,
+        sample_weight=sample_weight,
+        combine=combine,
+        min_group_size=min_group_size,
+        epsilons=[epsilon],
+        options=_Options(
+            method=method,
+            sampling_frequency=sampling_frequency,
+            rounding=rounding,
+            agg=agg,
+        ),
+        details=False,
+    )[0]
 
 
 @dask_dispatch("mcdp_curve")
@@ -485,4 +471,20 @@ def mcdp_curve(
     [0.4, 0.2, 0.0]
     """
     epsilons = np.atleast_1d(epsilons).tolist()
-    return np.array(_results(dict(locals()), epsilons, details=False))
+    values = _results(
+        y_true,
+        y_score,
+        sensitive_features=sensitive_features,
+        sample_weight=sample_weight,
+        combine=combine,
+        min_group_size=min_group_size,
+        epsilons=epsilons,
+        options=_Options(
+            method=method,
+            sampling_frequency=sampling_frequency,
+            rounding=rounding,
+            agg=agg,
+        ),
+        details=False,
+    )
+    return np.array(values)

@@ -37,6 +37,7 @@ from ..utils import (
     is_dataframe,
     non_numeric_columns,
     numeric_array,
+    positive_class_scores,
     select_sensitive,
 )
 from ._distribution import abcc, abpc, delta_dp
@@ -51,12 +52,6 @@ MISSING_SENSITIVE_ERROR = (
 )
 RESPONSE_METHOD_ERROR = (
     "response_method for {metric} must be one of {allowed}; got {value!r}."
-)
-NO_RESPONSE_ERROR = "{scorer}: {estimator} has none of the methods {methods}."
-POS_LABEL_ERROR = "{scorer}: pos_label={pos_label!r} is not one of classes_ {classes}."
-MULTICLASS_ERROR = (
-    "{scorer}: the estimator has {n} classes {classes}; pass pos_label= to score "
-    "that class against the rest."
 )
 ROUTING_OFF_ERROR = (
     "set_score_request needs metadata routing: "
@@ -107,8 +102,11 @@ class _FairnessScorer:
             allowed = tuple(a for a in allowed if a != "decision_function")
         self._methods = (value,) if isinstance(value, str) else tuple(value)
         if not self._methods or not set(self._methods) <= set(allowed):
-            metric = metric.__name__
-            raise ValueError(RESPONSE_METHOD_ERROR.format(**locals()))
+            raise ValueError(
+                RESPONSE_METHOD_ERROR.format(
+                    metric=metric.__name__, allowed=allowed, value=value
+                )
+            )
         self._request = {"sensitive_features": True} if self._sensitive is None else {}
 
     def _probe(self, kwargs):
@@ -133,30 +131,17 @@ class _FairnessScorer:
     def _response(self, estimator, X):
         """The scored output of ``estimator`` on ``X``, and the positive label.
 
-        The positive class is ``pos_label`` or the greater of two
-        ``classes_``: its probability, its margin, or its 0/1 indicator for
-        hard predictions. Without ``classes_`` (a regressor) the output as is.
+        :func:`~skfair.utils.positive_class_scores` with the scorer's methods
+        and ``pos_label``: the positive class's probability, its margin, or
+        its 0/1 indicator for hard predictions; without ``classes_`` (a
+        regressor) the output as is.
         """
-        scorer, methods = self, self._methods
-        name = next((m for m in methods if hasattr(estimator, m)), None)
-        if name is None:
-            estimator = type(estimator).__name__
-            raise AttributeError(NO_RESPONSE_ERROR.format(**locals()))
-        out = np.asarray(getattr(estimator, name)(X))
-        if not hasattr(estimator, "classes_"):
-            return out, None
-        classes, pos_label = list(estimator.classes_), self._params["pos_label"]
-        if pos_label is None and len(classes) > 2:
-            raise ValueError(MULTICLASS_ERROR.format(n=len(classes), **locals()))
-        pos_label = classes[-1] if pos_label is None else pos_label
-        if pos_label not in classes:
-            raise ValueError(POS_LABEL_ERROR.format(**locals()))
-        if name == "predict":
-            return (out == pos_label).astype(np.float64), pos_label
-        index = classes.index(pos_label)
-        if out.ndim == 2:
-            return out[:, index], pos_label
-        return (out if index == 1 else -out), pos_label  # binary decision_function
+        return positive_class_scores(
+            estimator,
+            X,
+            response_method=self._methods,
+            pos_label=self._params["pos_label"],
+        )
 
     def _value(self, X, y_true, y_score, pos_label, sensitive_features, kwargs):
         return self._metric(
@@ -190,10 +175,12 @@ class _FairnessScorer:
         """Request ``sample_weight`` or ``sensitive_features``, as scikit-learn does."""
         if not sklearn.get_config()["enable_metadata_routing"]:
             raise RuntimeError(ROUTING_OFF_ERROR)
-        scorer, allowed = self, self._routable()
+        allowed = self._routable()
         params = sorted(set(requests) - set(allowed))
         if params:
-            raise ValueError(REQUEST_ERROR.format(**locals()))
+            raise ValueError(
+                REQUEST_ERROR.format(scorer=self, params=params, allowed=allowed)
+            )
         _metadata_request(self, {**self._request, **requests})  # bad aliases raise
         self._request = {**self._request, **requests}
         return self
@@ -270,7 +257,22 @@ def make_mcdp_scorer(
     >>> bool(((-1 <= scores) & (scores <= 0)).all())
     True
     """
-    return _FairnessScorer(make_mcdp_scorer, mcdp, locals())
+    return _FairnessScorer(
+        make_mcdp_scorer,
+        mcdp,
+        {
+            "sensitive": sensitive,
+            "response_method": response_method,
+            "pos_label": pos_label,
+            "epsilon": epsilon,
+            "method": method,
+            "sampling_frequency": sampling_frequency,
+            "rounding": rounding,
+            "agg": agg,
+            "combine": combine,
+            "min_group_size": min_group_size,
+        },
+    )
 
 
 def make_abcc_scorer(
@@ -306,7 +308,20 @@ def make_abcc_scorer(
     >>> make_abcc_scorer(sensitive="sex", agg="mean")
     make_abcc_scorer(sensitive='sex', agg='mean')
     """
-    return _FairnessScorer(make_abcc_scorer, abcc, locals())
+    return _FairnessScorer(
+        make_abcc_scorer,
+        abcc,
+        {
+            "sensitive": sensitive,
+            "response_method": response_method,
+            "pos_label": pos_label,
+            "method": method,
+            "n_points": n_points,
+            "agg": agg,
+            "combine": combine,
+            "min_group_size": min_group_size,
+        },
+    )
 
 
 def make_abpc_scorer(
@@ -343,7 +358,21 @@ def make_abpc_scorer(
     >>> make_abpc_scorer(sensitive=["sex", "race"], combine="marginal")
     make_abpc_scorer(sensitive=['sex', 'race'], combine='marginal')
     """
-    return _FairnessScorer(make_abpc_scorer, abpc, locals())
+    return _FairnessScorer(
+        make_abpc_scorer,
+        abpc,
+        {
+            "sensitive": sensitive,
+            "response_method": response_method,
+            "pos_label": pos_label,
+            "bw_method": bw_method,
+            "n_points": n_points,
+            "method": method,
+            "agg": agg,
+            "combine": combine,
+            "min_group_size": min_group_size,
+        },
+    )
 
 
 def make_delta_dp_scorer(
@@ -381,7 +410,19 @@ def make_delta_dp_scorer(
     >>> make_delta_dp_scorer(sensitive=0, response_method="predict")
     make_delta_dp_scorer(sensitive=0, response_method='predict')
     """
-    return _FairnessScorer(make_delta_dp_scorer, delta_dp, locals())
+    return _FairnessScorer(
+        make_delta_dp_scorer,
+        delta_dp,
+        {
+            "sensitive": sensitive,
+            "response_method": response_method,
+            "pos_label": pos_label,
+            "threshold": threshold,
+            "agg": agg,
+            "combine": combine,
+            "min_group_size": min_group_size,
+        },
+    )
 
 
 class _HFMScorer(_FairnessScorer):
@@ -483,4 +524,18 @@ def make_hfm_scorer(
     >>> make_hfm_scorer(sensitive="sex", kind="max")
     make_hfm_scorer(sensitive='sex', kind='max')
     """
-    return _HFMScorer(make_hfm_scorer, hfm, locals())
+    return _HFMScorer(
+        make_hfm_scorer,
+        hfm,
+        {
+            "sensitive": sensitive,
+            "pos_label": pos_label,
+            "kind": kind,
+            "transform": transform,
+            "method": method,
+            "m1": m1,
+            "m2": m2,
+            "random_state": random_state,
+            "min_group_size": min_group_size,
+        },
+    )

@@ -19,7 +19,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import accuracy_score, f1_score
 from sklearn.model_selection import StratifiedKFold, check_cv, cross_validate
 
-from skfair.metrics._group_gaps import (
+from skfair.metrics import (
     demographic_parity_gap,
     equal_opportunity_gap,
     predictive_quality_parity_gap,

@@ -20,9 +20,7 @@ from sklearn.ensemble import AdaBoostClassifier, BaggingClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, OneHotEncoder
 
-from skfair.metrics._discriminative_risk import discriminative_risk
-from skfair.metrics._hfm import HFMUndefinedWarning, hfm
-from skfair.model_selection._compare import _GapScoring
+from skfair.metrics import HFMUndefinedWarning, discriminative_risk, hfm
 from skfair.utils import (
     as_pandas_frame,
     check_sensitive_spec,
@@ -30,6 +28,8 @@ from skfair.utils import (
     non_numeric_columns,
     resolve_columns,
 )
+
+from ._compare import _GapScoring
 
 PRIVILEGED_KEYS_ERROR = (
     "privileged must map every sensitive column to its privileged label; "

@@ -114,8 +114,14 @@ class fairest_within:
                     for k in cv_results
                     if k.startswith("mean_test_")
                 )
-                fairness, performance = self.fairness, self.performance
-                raise KeyError(MISSING_KEY_ERROR.format(**locals()))
+                raise KeyError(
+                    MISSING_KEY_ERROR.format(
+                        key=key,
+                        fairness=self.fairness,
+                        performance=self.performance,
+                        available=available,
+                    )
+                )
             columns.append(np.asarray(cv_results[key], dtype=np.float64))
         return columns
 

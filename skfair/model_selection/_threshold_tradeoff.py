@@ -5,7 +5,12 @@ model's scores (decisions ``y_score >= t``) by a performance measure that
 does not reward trivial classifiers and by the gap in positive rate between
 the groups (ΔDP_b^t), and picks the fairest threshold whose performance is
 within ``tolerance`` of the best: the rule of :class:`fairest_within`, with
-thresholds as the candidates.
+thresholds as the candidates. Given the threshold in use (``current``), it
+never recommends one with a larger gap.
+
+A threshold is trivial when it selects everyone or no one: not when one
+group's positive rate is 0 or 1, since a group without positive labels is
+rightly at rate 0 (such groups are listed in the result).
 """
 
 from __future__ import annotations
@@ -23,9 +28,16 @@ from ..utils import (
     check_same_length,
     check_sample_weight_1d,
     check_scores,
+    group_label_text,
     sensitive_groupings,
 )
 from ._selection import TOLERANCE_ERROR, tolerance_floor
+from ._threshold_counts import (
+    confusion_counts,
+    measure_by_call,
+    measure_from_counts,
+    weight_at_or_above,
+)
 
 PERFORMANCE_MEASURES = (
     "balanced_accuracy",
@@ -46,10 +58,17 @@ NO_LABELS_ERROR = (
 THRESHOLDS_ERROR = (
     "thresholds must be a non-empty 1-D array of finite real numbers; got {value!r}."
 )
+CURRENT_ERROR = "current must be a finite real number or None; got {value!r}."
 NO_PICK_NOTE = (
-    "No threshold was recommended: at every candidate some group's positive "
-    "rate is 0 or 1 (a trivial decision for that group){why}."
+    "No threshold was recommended: every candidate selects everyone or no one{why}."
 )
+CURRENT_KEPT_NOTE = (
+    "No candidate improves on the current threshold {current:g}: none within "
+    "{tolerance:.0%} of the best {name} has a smaller ΔDP_b than its {gap:.3g}; "
+    "the current threshold is kept."
+)
+# a gap must be smaller than the current one by more than this to count
+_GAP_SLACK = 1e-12
 # the default grid: these quantiles of the scores (where the mass is), and, for
 # scores in [0, 1], the round thresholds 0.01, 0.02, ..., 0.99
 _QUANTILE_LEVELS = np.linspace(0.005, 0.995, 199)
@@ -65,8 +84,10 @@ class ThresholdTradeoff:
     threshold : float or None
         The recommended threshold (decisions ``y_score >= threshold``): the
         lowest ΔDP_b^t among the non-trivial thresholds whose performance is
-        within ``tolerance`` of the best non-trivial one. None when no
-        threshold is non-trivial (see ``note``).
+        within ``tolerance`` of the best one; with ``current``, that
+        threshold only if its ΔDP_b^t is smaller than the current one's, else
+        the current threshold (``improves_on_current`` False). None when no
+        threshold is non-trivial and no ``current`` was given (see ``note``).
     performance : str
         The performance measure's name (a callable's ``__name__``).
     performance_value : float or None
@@ -76,10 +97,12 @@ class ThresholdTradeoff:
         rates (over every grouping, as :func:`skfair.metrics.delta_dp`).
     positive_rate : dict of str to float
         Each group's positive rate at ``threshold`` (empty without a pick);
-        keys are the group labels as text (``"a & b"`` for intersections,
-        ``"attribute: label"`` with several groupings).
+        keys are the group labels as :func:`skfair.utils.group_label_text`
+        writes them (``"a & b"`` for intersections), prefixed with
+        ``"attribute: "`` with several groupings.
     best_threshold : float or None
-        The non-trivial threshold of best performance (ignoring fairness).
+        The threshold of best performance among all non-trivial candidates
+        (ignoring fairness).
     best_performance_value, best_delta_dp : float or None
         Performance and ΔDP_b at ``best_threshold``.
     tolerance : float
@@ -89,14 +112,29 @@ class ThresholdTradeoff:
     candidates : DataFrame
         One row per candidate threshold (ascending): ``threshold``,
         ``performance``, ``delta_dp``, ``min_positive_rate``,
-        ``max_positive_rate`` (over the groups), ``trivial`` (some group's
-        positive rate is 0 or 1, or the performance is undefined: never
-        recommended) and ``within_tolerance``.
+        ``max_positive_rate`` (over the groups), ``trivial`` (everyone or no
+        one is selected, or the performance is undefined: never recommended),
+        ``within_tolerance`` and ``overall_positive_rate`` (of all the
+        compared samples).
     positive_rates : DataFrame
         Each group's positive rate (columns, keyed as ``positive_rate``) at
         each candidate threshold (index).
     note : str or None
-        Why there is no pick, if there is none.
+        Why there is no pick, or why the pick is the current threshold.
+    current_threshold : float or None, default=None
+        The ``current`` threshold given to :func:`threshold_tradeoff` (it is
+        among the candidates).
+    current_performance_value, current_delta_dp : float or None, default=None
+        Performance and ΔDP_b at ``current_threshold``.
+    improves_on_current : bool or None, default=None
+        Whether ``threshold`` has a smaller ΔDP_b than ``current_threshold``
+        (False: no candidate does, and ``threshold`` is the current one);
+        None without ``current``.
+    no_positives, no_negatives : tuple of str, default=()
+        The groups (keyed as ``positive_rate``) without positive (negative)
+        labels. Their positive rate counts in ΔDP_b, but their TPR (FPR),
+        hence their balanced accuracy, is undefined, and a rate of 0 (1) is
+        the right decision for everyone in them.
 
     Examples
     --------
@@ -123,6 +161,12 @@ class ThresholdTradeoff:
     candidates: pd.DataFrame = field(repr=False)
     positive_rates: pd.DataFrame = field(repr=False)
     note: str | None = None
+    current_threshold: float | None = None
+    current_performance_value: float | None = None
+    current_delta_dp: float | None = None
+    improves_on_current: bool | None = None
+    no_positives: tuple = ()
+    no_negatives: tuple = ()
 
     def to_dict(self):
         """The pick as plain Python values (no candidate table).
@@ -132,9 +176,19 @@ class ThresholdTradeoff:
         tradeoff : dict
             ``threshold``, ``performance`` (``{"name", "value"}``),
             ``delta_dp``, ``positive_rate`` (group -> rate), ``best``
-            (``{"threshold", "performance", "delta_dp"}``), ``tolerance``,
-            ``n_candidates``, ``n_trivial``, ``pos_label`` and ``note``.
+            (``{"threshold", "performance", "delta_dp"}``), ``current``
+            (the same keys, or None without ``current``),
+            ``improves_on_current``, ``tolerance``, ``n_candidates``,
+            ``n_trivial``, ``no_positives``, ``no_negatives`` (lists),
+            ``pos_label`` and ``note``.
         """
+        current = None
+        if self.current_threshold is not None:
+            current = {
+                "threshold": self.current_threshold,
+                "performance": self.current_performance_value,
+                "delta_dp": self.current_delta_dp,
+            }
         return {
             "threshold": self.threshold,
             "performance": {"name": self.performance, "value": self.performance_value},
@@ -145,9 +199,13 @@ class ThresholdTradeoff:
                 "performance": self.best_performance_value,
                 "delta_dp": self.best_delta_dp,
             },
+            "current": current,
+            "improves_on_current": self.improves_on_current,
             "tolerance": self.tolerance,
             "n_candidates": len(self.candidates),
             "n_trivial": int(self.candidates["trivial"].sum()),
+            "no_positives": list(self.no_positives),
+            "no_negatives": list(self.no_negatives),
             "pos_label": self.pos_label,
             "note": self.note,
         }
@@ -165,19 +223,22 @@ def threshold_tradeoff(
     combine="intersection",
     sample_weight=None,
     min_group_size=None,
+    current=None,
 ):
     """The fairest decision threshold that keeps most of the best performance.
 
     Every candidate threshold ``t`` (decisions ``y_score >= t``) gets a
     performance value and ΔDP_b^t, the largest gap between two groups'
     positive rates (:func:`skfair.metrics.delta_dp` with ``threshold=t``).
-    A threshold at which some group's positive rate is 0 or 1 is *trivial*
-    (everyone in that group gets the same decision, and ΔDP_b^t can be 0 for
-    no good reason) and is never recommended. Among the other thresholds,
-    those whose performance is at least ``tolerance`` times the best are
-    eligible, and the one with the smallest ΔDP_b^t is picked (ties: the
-    better performance, then the lower threshold), as
-    :class:`fairest_within` picks among a search's candidates.
+    A threshold that selects everyone or no one is *trivial* (ΔDP_b^t is 0
+    for no good reason) and is never recommended. Among the other
+    thresholds, the one of best performance sets the bar: those whose
+    performance is at least ``tolerance`` times the best are eligible, and
+    the one with the smallest ΔDP_b^t is picked (ties: the better
+    performance, then the lower threshold), as :class:`fairest_within`
+    picks among a search's candidates. Given the ``current`` threshold, the
+    pick is that threshold only if its ΔDP_b^t is smaller than the current
+    one's; otherwise the current threshold is kept and the result says so.
 
     Parameters
     ----------
@@ -196,8 +257,8 @@ def threshold_tradeoff(
         or a callable ``performance(y_true, y_pred)`` (as scikit-learn's
         metrics, 0/1 arrays, ``sample_weight=`` passed when given) returning a
         float, greater being better. ``"accuracy"`` rewards the all-negative
-        classifier on imbalanced data; the trivial-threshold rule keeps it
-        from being picked, but a threshold just inside that rule can be.
+        classifier on imbalanced data; the trivial-threshold rule keeps that
+        one from being picked, but not a threshold selecting only a few.
     thresholds : array-like or None, default=None
         Candidate thresholds. None: 199 quantiles of the scores (0.5% to
         99.5%, so the candidates follow the scores even when they crowd near
@@ -210,8 +271,7 @@ def threshold_tradeoff(
         {0, 1}, {False, True} or {-1, 1}.
     combine : {"intersection", "marginal"}, default="intersection"
         With several attributes: the groups are their intersections, or each
-        attribute's groups (then ΔDP_b^t is the largest over attributes and
-        every attribute's groups must be non-trivial).
+        attribute's groups (then ΔDP_b^t is the largest over attributes).
     sample_weight : array-like of shape (n_samples,) or None, default=None
         Weights of the rates and of the built-in performance measures.
     min_group_size : int or None, default=None
@@ -220,27 +280,45 @@ def threshold_tradeoff(
         default threshold (with ``combine="marginal"`` they still count in
         the other attributes' groups, as in :func:`~skfair.metrics.delta_dp`);
         None keeps every group and warns about groups under 30 samples.
+    current : float or None, default=None
+        The threshold in use. It is added to the candidates, and the pick
+        never has a larger ΔDP_b than it: when no eligible threshold has a
+        smaller one, the pick is ``current`` itself, with
+        ``improves_on_current=False`` and a ``note``.
 
     Returns
     -------
     result : ThresholdTradeoff
         The pick (``threshold``, ``performance_value``, ``delta_dp``,
-        ``positive_rate``), the best-performing threshold for comparison, and
-        the table of every candidate (``candidates``, ``positive_rates``);
+        ``positive_rate``), the best-performing and the current thresholds
+        for comparison, the groups without positive (negative) labels
+        (``no_positives``, ``no_negatives``), and the table of every
+        candidate (``candidates``, ``positive_rates``);
         ``result.to_dict()`` gives the pick as plain values. ``threshold`` is
-        None, with a ``note``, when every candidate is trivial.
+        None, with a ``note``, when every candidate is trivial and no
+        ``current`` was given.
 
     Raises
     ------
     ValueError
         On invalid labels (see ``pos_label``), scores or groups, fewer than
         two groups, an unknown performance name, empty or non-finite
-        thresholds, or ``tolerance`` outside (0, 1].
+        thresholds, a non-finite ``current``, or ``tolerance`` outside
+        (0, 1].
 
     See Also
     --------
     fairest_within : The same rule over a search's candidates.
     skfair.metrics.delta_dp : ΔDP_b^t at one threshold.
+
+    Notes
+    -----
+    A group without positive labels has an undefined TPR (and balanced
+    accuracy), and a positive rate of 0 is the right decision for it; so a
+    group's rate of 0 or 1 does not make a threshold trivial, only the
+    whole population's does. Such groups are listed in ``no_positives``
+    (``no_negatives`` for the groups without negative labels); their rates
+    still count in ΔDP_b^t.
 
     Examples
     --------
@@ -255,8 +333,9 @@ def threshold_tradeoff(
     ('balanced_accuracy', 0.81)
     >>> 0 < min(result.positive_rate.values()) <= max(result.positive_rate.values()) < 1
     True
-    >>> sorted(result.to_dict())[:4]
-    ['best', 'delta_dp', 'n_candidates', 'n_trivial']
+    >>> kept = threshold_tradeoff(y, score, sensitive_features=group, current=0.5)
+    >>> kept.delta_dp <= kept.current_delta_dp
+    True
     """
     if y_true is None:
         raise ValueError(NO_LABELS_ERROR)
@@ -275,6 +354,7 @@ def threshold_tradeoff(
     weights = check_sample_weight_1d(sample_weight, n, against="y_score")
     check_min_group_size(min_group_size)
     tolerance = _check_tolerance(tolerance)
+    current = _check_current(current)
     name, measure = _check_performance(performance)
     groupings = sensitive_groupings(
         sensitive_features, n_samples=n, combine=combine, min_group_size=min_group_size
@@ -282,20 +362,44 @@ def threshold_tradeoff(
     w = np.ones(n) if weights is None else weights
     # each grouping's rates on its own kept samples, as delta_dp (with
     # combine="marginal", a group left out of one attribute still counts in
-    # the other attributes' groups); the performance and the default grid on
-    # the samples every grouping keeps
+    # the other attributes' groups); the performance, the overall rate and the
+    # default grid on the samples every grouping keeps
     kept = np.logical_and.reduce([g.kept for g in groupings])
     kept = slice(None) if kept.all() else kept  # no copies when all are kept
     grid = _check_thresholds(thresholds, scores[kept])
+    if current is not None:
+        grid = np.union1d(grid, [current])
     rates = _group_positive_rates(scores, w, groupings, grid)
     if measure is None:
-        values = _measure_from_counts(
-            name, *_confusion(scores[kept], y[kept], w[kept], grid)
+        values = measure_from_counts(
+            name, *confusion_counts(scores[kept], y[kept], w[kept], grid)
         )
     else:
         extra = None if weights is None else weights[kept]
-        values = _measure_by_call(measure, scores[kept], y[kept], extra, grid)
-    return _pick(grid, values, rates, groupings, name, tolerance, pos_label)
+        values = measure_by_call(measure, scores[kept], y[kept], extra, grid)
+    overall = weight_at_or_above(scores[kept], w[kept], grid) / w[kept].sum()
+    table = _candidates(grid, values, rates, overall, groupings)
+    return _result(
+        table,
+        rates,
+        outcomes=_one_outcome_groups(y, w, groupings),
+        name=name,
+        tolerance=tolerance,
+        pos_label=pos_label,
+        current=current,
+    )
+
+
+def _check_current(current):
+    if current is None:
+        return None
+    if (
+        isinstance(current, bool)
+        or not isinstance(current, numbers.Real)
+        or not np.isfinite(current)
+    ):
+        raise ValueError(CURRENT_ERROR.format(value=current))
+    return float(current)
 
 
 def _check_tolerance(tolerance):
@@ -336,16 +440,9 @@ def _check_thresholds(thresholds, scores):
     return np.unique(grid)
 
 
-def _weight_at_or_above(scores, weights, grid):
-    """Total weight of the samples with score >= t, for every t of ``grid``."""
-    order = np.argsort(scores, kind="stable")
-    cumulative = np.r_[0.0, np.cumsum(weights[order])]
-    below = cumulative[np.searchsorted(scores[order], grid, side="left")]
-    return cumulative[-1] - below
-
-
 def _group_label(grouping, label, several):
-    text = " & ".join(map(str, label)) if isinstance(label, tuple) else str(label)
+    """A group's column key: its written label, with the attribute when several."""
+    text = group_label_text(label)
     return f"{grouping.name}: {text}" if several else text
 
 
@@ -356,88 +453,95 @@ def _group_positive_rates(scores, weights, groupings, grid):
     for grouping in groupings:
         for g, label in enumerate(grouping.labels):
             members = grouping.codes == g
-            above = _weight_at_or_above(scores[members], weights[members], grid)
+            above = weight_at_or_above(scores[members], weights[members], grid)
             total = weights[members].sum()
             rate = above / total if total > 0 else np.full(grid.shape, np.nan)
             columns[_group_label(grouping, label, several)] = rate
     return pd.DataFrame(columns, index=pd.Index(grid, name="threshold"))
 
 
-def _confusion(scores, y, weights, grid):
-    """TP, FP, FN, TN (weighted) at every threshold."""
-    positive = y == 1
-    tp = _weight_at_or_above(scores[positive], weights[positive], grid)
-    fp = _weight_at_or_above(scores[~positive], weights[~positive], grid)
-    return tp, fp, weights[positive].sum() - tp, weights[~positive].sum() - fp
-
-
-def _ratio(numerator, denominator, empty=np.nan):
-    out = np.full(np.shape(numerator), empty, dtype=np.float64)
-    return np.divide(numerator, denominator, out=out, where=denominator > 0)
-
-
-def _measure_from_counts(name, tp, fp, fn, tn):
-    """A built-in performance measure from the confusion counts."""
-    tpr = _ratio(tp, tp + fn)
-    if name == "balanced_accuracy":
-        return (tpr + _ratio(tn, tn + fp)) / 2
-    if name == "f1":
-        return _ratio(2 * tp, 2 * tp + fp + fn, empty=0.0)
-    if name == "matthews_corrcoef":  # 0 where undefined, as scikit-learn
-        denominator = np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
-        return _ratio(tp * tn - fp * fn, denominator, empty=0.0)
-    if name == "accuracy":
-        return (tp + tn) / (tp + fp + fn + tn)
-    if name == "precision":
-        return _ratio(tp, tp + fp)
-    return tpr  # recall
-
-
-def _measure_by_call(measure, scores, y, weights, grid):
-    """A user's ``measure(y_true, y_pred[, sample_weight])`` at every threshold."""
-    extra = {} if weights is None else {"sample_weight": weights}
-    return np.array(
-        [float(measure(y, (scores >= t).astype(np.int64), **extra)) for t in grid]
-    )
-
-
-def _pick(grid, values, rates, groupings, name, tolerance, pos_label):
-    """The candidates table and the fairest non-trivial threshold near the best."""
+def _candidates(grid, values, rates, overall, groupings):
+    """The table of every candidate (``within_tolerance`` filled in later)."""
     gaps = np.zeros(grid.shape)
     several = len(groupings) > 1
     for grouping in groupings:
         cols = [_group_label(grouping, lab, several) for lab in grouping.labels]
         part = rates[cols].to_numpy()
         gaps = np.maximum(gaps, part.max(axis=1) - part.min(axis=1))
-    low, high = rates.min(axis=1).to_numpy(), rates.max(axis=1).to_numpy()
-    trivial = (low <= 0) | (high >= 1) | ~np.isfinite(values)
-    within = np.zeros(grid.shape, dtype=bool)
-    best = pick = None
-    if (~trivial).any():
-        best = int(np.flatnonzero(~trivial)[np.argmax(values[~trivial])])
-        within = ~trivial & (values >= tolerance_floor(values[best], tolerance))
-        eligible = np.flatnonzero(within)
-        # lexsort: the last key is primary -> smallest gap, best value, lowest t
-        pick = int(
-            eligible[np.lexsort((eligible, -values[eligible], gaps[eligible]))[0]]
-        )
-    candidates = pd.DataFrame(
+    return pd.DataFrame(
         {
             "threshold": grid,
             "performance": values,
             "delta_dp": gaps,
-            "min_positive_rate": low,
-            "max_positive_rate": high,
-            "trivial": trivial,
-            "within_tolerance": within,
+            "min_positive_rate": rates.min(axis=1).to_numpy(),
+            "max_positive_rate": rates.max(axis=1).to_numpy(),
+            # everyone or no one selected: a degenerate decision, not a choice
+            "trivial": (overall <= 0) | (overall >= 1) | ~np.isfinite(values),
+            "within_tolerance": np.zeros(grid.shape, dtype=bool),
+            "overall_positive_rate": overall,
         }
     )
 
+
+def _one_outcome_groups(y, weights, groupings):
+    """The labels of the groups without positive / without negative labels."""
+    no_pos, no_neg = [], []
+    several = len(groupings) > 1
+    for grouping in groupings:
+        codes = grouping.restrict(grouping.codes)
+        w = grouping.restrict(weights)
+        size = np.bincount(codes, weights=w, minlength=grouping.n_groups)
+        pos = np.bincount(
+            codes, weights=w * grouping.restrict(y), minlength=grouping.n_groups
+        )
+        for label, p, total in zip(grouping.labels, pos, size):
+            text = _group_label(grouping, label, several)
+            if p <= 0:
+                no_pos.append(text)
+            if p >= total:
+                no_neg.append(text)
+    return tuple(no_pos), tuple(no_neg)
+
+
+def _choose(table, tolerance, current_index):
+    """(best, pick, improves): candidate indices, and the pick beats current."""
+    values = table["performance"].to_numpy()
+    gaps = table["delta_dp"].to_numpy()
+    usable = ~table["trivial"].to_numpy()
+    best = pick = None
+    if usable.any():
+        best = int(np.flatnonzero(usable)[np.argmax(values[usable])])
+        within = usable & (values >= tolerance_floor(values[best], tolerance))
+        table["within_tolerance"] = within
+        eligible = np.flatnonzero(within)
+        # lexsort: the last key is primary -> smallest gap, best value, lowest t
+        order = np.lexsort((eligible, -values[eligible], gaps[eligible]))
+        pick = int(eligible[order[0]])
+    if current_index is None:
+        return best, pick, None
+    if pick is None or gaps[pick] >= gaps[current_index] - _GAP_SLACK:
+        return best, current_index, False
+    return best, pick, True
+
+
+def _result(table, rates, *, outcomes, name, tolerance, pos_label, current):
+    """The :class:`ThresholdTradeoff` of a candidate table."""
+    grid = table["threshold"].to_numpy()
+    at_current = None
+    if current is not None:
+        at_current = int(np.searchsorted(grid, current))
+    best, pick, improves = _choose(table, tolerance, at_current)
+
     def at(k, column):
-        return None if k is None else float(candidates[column].iloc[k])
+        return None if k is None else float(table[column].iloc[k])
 
     note = None
-    if pick is None:
+    if improves is False:
+        note = CURRENT_KEPT_NOTE.format(
+            current=current, tolerance=tolerance, name=name, gap=at(pick, "delta_dp")
+        )
+    elif pick is None:
+        values = table["performance"].to_numpy()
         why = "" if np.isfinite(values).any() else f", or {name} is undefined"
         note = NO_PICK_NOTE.format(why=why)
     return ThresholdTradeoff(
@@ -451,7 +555,13 @@ def _pick(grid, values, rates, groupings, name, tolerance, pos_label):
         best_delta_dp=at(best, "delta_dp"),
         tolerance=tolerance,
         pos_label=pos_label,
-        candidates=candidates,
+        candidates=table,
         positive_rates=rates,
         note=note,
+        current_threshold=current,
+        current_performance_value=at(at_current, "performance"),
+        current_delta_dp=at(at_current, "delta_dp"),
+        improves_on_current=improves,
+        no_positives=outcomes[0],
+        no_negatives=outcomes[1],
     )

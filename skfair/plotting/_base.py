@@ -18,6 +18,7 @@ from ..utils import (
     SmallGroupWarning,
     check_sample_weight_1d,
     check_scores,
+    positive_class_scores,
     select_sensitive,
     sensitive_groupings,
 )
@@ -30,15 +31,10 @@ RESPONSE_METHOD_ERROR = (
     "response_method must be 'auto', 'predict_proba' or 'decision_function'; "
     "got {value!r}."
 )
-NO_RESPONSE_ERROR = (
-    "{estimator} has none of the response methods {methods}; a Display needs "
-    "continuous scores (predict_proba or decision_function)."
-)
 NOT_BINARY_ERROR = (
     "{estimator} has {n_classes} classes {classes}; fairness Displays take the "
     "scores of a binary classifier."
 )
-POS_LABEL_ERROR = "pos_label={pos_label!r} is not one of the classes {classes}."
 MAX_POINTS_ERROR = "max_points must be None or an integer >= 2; got {value!r}."
 XSCALE_ERROR = "xscale must be 'auto', 'linear', 'logit' or 'log'; got {value!r}."
 XSCALE_RANGE_ERROR = (
@@ -100,7 +96,7 @@ def display_from_estimator(
     """``cls.from_predictions`` on a fitted classifier's scores of ``X``.
 
     Every Display's ``from_estimator`` keeps its explicit signature and passes
-    all its arguments here (``locals()``): the scores come from
+    each of its arguments here by name: the scores come from
     :func:`get_response_values`, the groups from the ``sensitive`` columns of
     ``X``, ``name`` defaults to the estimator's class name, and ``y`` and the
     other ``params`` go to ``from_predictions`` as they are.
@@ -178,6 +174,9 @@ def check_max_points(max_points):
 def get_response_values(estimator, X, *, response_method="auto", pos_label=None):
     """Continuous scores of a fitted binary classifier for its positive class.
 
+    :func:`skfair.utils.positive_class_scores`, restricted to what a Display
+    draws: continuous scores of a binary classifier.
+
     Parameters
     ----------
     estimator : fitted classifier
@@ -197,40 +196,24 @@ def get_response_values(estimator, X, *, response_method="auto", pos_label=None)
     pos_label : object
         The positive class used.
     """
-    if response_method == "auto":
-        methods = ["predict_proba", "decision_function"]
-    elif response_method in ("predict_proba", "decision_function"):
-        methods = [response_method]
-    else:
+    if response_method not in ("auto", "predict_proba", "decision_function"):
         raise ValueError(RESPONSE_METHOD_ERROR.format(value=response_method))
-    name = type(estimator).__name__
-    method = next((m for m in methods if hasattr(estimator, m)), None)
-    if method is None:
-        raise AttributeError(NO_RESPONSE_ERROR.format(estimator=name, methods=methods))
     classes = list(getattr(estimator, "classes_", [0, 1]))
     if len(classes) != 2:
         raise ValueError(
             NOT_BINARY_ERROR.format(
-                estimator=name, n_classes=len(classes), classes=classes
+                estimator=type(estimator).__name__,
+                n_classes=len(classes),
+                classes=classes,
             )
         )
-    if pos_label is None:
-        pos_label = classes[-1]
-    elif pos_label not in classes:
-        raise ValueError(POS_LABEL_ERROR.format(pos_label=pos_label, classes=classes))
-    column = classes.index(pos_label)
-    response = np.asarray(getattr(estimator, method)(X))
-    if method == "predict_proba":
-        return response[:, column], pos_label
-    response = response.ravel()
-    return (response if column == 1 else -response), pos_label
-
-
-def format_label(label):
-    """A group label as legend text: intersections as ``"a & b"``."""
-    if isinstance(label, tuple):
-        return " & ".join(str(part) for part in label)
-    return str(label)
+    y_score, used = positive_class_scores(
+        estimator, X, response_method=response_method, pos_label=pos_label
+    )
+    if used is None:  # no classes_: classes [0, 1] assumed, 1 positive
+        used = 1
+        y_score = y_score[:, -1] if y_score.ndim == 2 else y_score.ravel()
+    return y_score, used
 
 
 def weighted_ecdf(scores, weights=None):
@@ -261,6 +244,18 @@ def weighted_ecdf(scores, weights=None):
     F = (last + 1) / values.size if weights is None else cum[last] / cum[-1]
     F[-1] = 1.0
     return x, F
+
+
+def group_ecdfs(scores, weights, grouping):
+    """``({label: (x, F)}, {label: n})``: each group's exact ECDF and size."""
+    ecdfs, counts = {}, {}
+    for code, label in enumerate(grouping.labels):
+        mask = grouping.codes == code  # codes of left-out samples (-1) match none
+        counts[label] = int(mask.sum())
+        ecdfs[label] = weighted_ecdf(
+            scores[mask], None if weights is None else weights[mask]
+        )
+    return ecdfs, counts
 
 
 def ecdf_at(x, F, t, *, left=False):
@@ -441,6 +436,32 @@ def score_limits(scale, values):
 
 def _exp10(z):
     return 10.0**z
+
+
+def include_in_limits(scale, limits, x):
+    """``(limits, shown)``: ``limits`` widened on ``scale`` so that ``x`` is inside.
+
+    The new edge is 4 % of the widened axis beyond ``x``. ``shown`` is False
+    when ``x`` cannot be drawn on the scale (0 or 1 on a logit axis, 0 on a
+    log axis); the limits are then unchanged.
+    """
+    left, right = limits
+    if left <= x <= right:
+        return limits, True
+    if scale == "logit":
+        if not 0.0 < x < 1.0:
+            return limits, False
+        forward, backward = scipy.special.logit, scipy.special.expit
+    elif scale == "log":
+        if x <= 0.0:
+            return limits, False
+        forward, backward = np.log10, _exp10
+    else:
+        forward = backward = float
+    a, b, c = (float(forward(v)) for v in (left, right, x))
+    pad = 0.04 * (max(b, c) - min(a, c))
+    low, high = (c - pad, b) if c < a else (a, c + pad)
+    return (float(backward(low)), float(backward(high))), True
 
 
 def set_score_axis(ax, scale, limits, label):

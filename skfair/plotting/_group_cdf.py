@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from ..utils import store_params
+from ..utils import group_label_text
 from ._base import (
     _FairnessDisplayMixin,
     annotate_beside,
@@ -14,32 +14,19 @@ from ._base import (
     display_from_estimator,
     ecdf_at,
     extreme_share,
-    format_label,
+    group_ecdfs,
     mcdp_and_groupings,
     resolve_xscale,
     score_limits,
     set_score_axis,
     shared_doc,
     thin_ecdf,
-    weighted_ecdf,
 )
 
 # More groups than this: the worst pair and the largest groups are coloured,
 # the rest faded (see ``highlight``).
 MAX_COLOURED = 10
 CDF_LABEL = r"empirical CDF  $P(\mathrm{score} \leq t \mid \mathrm{group})$"
-
-
-def _group_ecdfs(scores, weights, grouping):
-    """``({label: (x, F)}, {label: n})``: each group's exact ECDF and size."""
-    ecdfs, counts = {}, {}
-    for code, label in enumerate(grouping.labels):
-        mask = grouping.codes == code  # codes of left-out samples (-1) match none
-        counts[label] = int(mask.sum())
-        ecdfs[label] = weighted_ecdf(
-            scores[mask], None if weights is None else weights[mask]
-        )
-    return ecdfs, counts
 
 
 def _min_gap_in_window(ecdf_a, ecdf_b, low, high):
@@ -130,7 +117,11 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
     """
 
     def __init__(self, *, ecdfs, mcdp_result, attribute=None, counts=None, name=None):
-        store_params(self, locals())
+        self.ecdfs = ecdfs
+        self.mcdp_result = mcdp_result
+        self.attribute = attribute
+        self.counts = counts
+        self.name = name
 
     @shared_doc
     def plot(
@@ -225,7 +216,7 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
         xs = np.clip(xs, x_left, x_right)  # 0 and 1 at a logit axis's edges
         xs = np.concatenate(([x_left], xs, [x_right]))
         Fs = np.concatenate(([0.0], Fs, [1.0]))
-        text = format_label(label)
+        text = group_label_text(label)
         if self.counts is not None and label in self.counts:
             text += f" (n={self.counts[label]})"
         color = self._colors[label]
@@ -270,18 +261,17 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
         )
         self.annotation_ = None
         if annotate:
-            pair = f"{format_label(a)} vs {format_label(b)}"
+            pair = f"{group_label_text(a)} vs {group_label_text(b)}"
             if len(pair) > 32:  # long intersection names: one per line
-                pair = f"{format_label(a)}\nvs {format_label(b)}"
+                pair = f"{group_label_text(a)}\nvs {group_label_text(b)}"
             text = f"MCDP({result.epsilon:g}) = {result.value:.4g}\n{where}\n{pair}"
             self.annotation_ = annotate_beside(
                 ax, text, (drawn, (Fa + Fb) / 2), offset=(12, 0), va="center"
             )
 
     def _legend(self, ax):
-        """The legend: inside if it is short, else outside on the right."""
+        """The legend, outside on the right: it never covers a curve."""
         n_entries = len(self.highlighted_) + (len(self.highlighted_) < len(self.ecdfs))
-        outside = n_entries > 6  # keep the curves and the annotation clear
         handles, labels = ax.get_legend_handles_labels()
         faded = [k for k, text in enumerate(labels) if text.startswith("other ")]
         order = [k for k in range(len(labels)) if k not in faded] + faded
@@ -289,7 +279,7 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
             [handles[k] for k in order],
             [labels[k] for k in order],
             loc="upper left",
-            bbox_to_anchor=(1.02, 1.0) if outside else None,
+            bbox_to_anchor=(1.02, 1.0),
             title=self.attribute,
             fontsize="small",
             title_fontsize="small",
@@ -377,7 +367,7 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
         grouping = next(
             (g for g in groupings if g.name == result.attribute), groupings[0]
         )
-        ecdfs, counts = _group_ecdfs(scores, weights, grouping)
+        ecdfs, counts = group_ecdfs(scores, weights, grouping)
         display = cls(
             ecdfs=ecdfs,
             mcdp_result=result,
@@ -449,7 +439,27 @@ max_points, annotate, xscale, highlight
         >>> [t.get_text() for t in display.ax_.get_legend().get_texts()]
         ['0 (n=142)', '1 (n=158)']
         """
-        return display_from_estimator(**locals())  # every argument, as given
+        return display_from_estimator(
+            cls,
+            estimator,
+            X,
+            y,
+            sensitive=sensitive,
+            response_method=response_method,
+            pos_label=pos_label,
+            name=name,
+            epsilon=epsilon,
+            method=method,
+            agg=agg,
+            combine=combine,
+            sample_weight=sample_weight,
+            min_group_size=min_group_size,
+            ax=ax,
+            max_points=max_points,
+            annotate=annotate,
+            xscale=xscale,
+            highlight=highlight,
+        )
 
 
 def highlighted_groups(labels, counts, worst, highlight):

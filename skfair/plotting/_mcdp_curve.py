@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import mcdp_curve
-from ..utils import check_sensitive_features, store_params, to_pandas
+from ..utils import check_sensitive_features, to_pandas
 from ._base import (
     _FairnessDisplayMixin,
     display_from_estimator,
@@ -82,7 +82,9 @@ class MCDPCurveDisplay(_FairnessDisplayMixin):
     """
 
     def __init__(self, *, epsilons, curves, name=None):
-        store_params(self, locals())
+        self.epsilons = epsilons
+        self.curves = curves
+        self.name = name
 
     def plot(self, ax=None, *, name=None, line_kwargs=None):
         """Draw the curves.
@@ -264,4 +266,22 @@ ax, line_kwargs
         >>> [line.get_label() for line in display.lines_.values()]
         ['LogisticRegression: x1', 'LogisticRegression: x2']
         """
-        return display_from_estimator(**locals())  # every argument, as given
+        return display_from_estimator(
+            cls,
+            estimator,
+            X,
+            y,
+            sensitive=sensitive,
+            response_method=response_method,
+            pos_label=pos_label,
+            name=name,
+            epsilons=epsilons,
+            method=method,
+            agg=agg,
+            combine=combine,
+            by_attribute=by_attribute,
+            sample_weight=sample_weight,
+            min_group_size=min_group_size,
+            ax=ax,
+            line_kwargs=line_kwargs,
+        )

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils import store_params
 from ._base import (
     EXTREME,
     _FairnessDisplayMixin,
     annotate_beside,
-    axes_fraction_x,
     display_from_estimator,
+    extreme_share,
+    group_ecdfs,
+    include_in_limits,
     mcdp_and_groupings,
     resolve_xscale,
     score_limits,
@@ -22,23 +23,6 @@ AGG_ERROR = "agg must be 'max' or 'mean'; got {agg!r}."
 DISPARITY_NAME = r"$\Delta DP_b^t$"
 DISPARITY_LABEL = r"$\Delta DP_b^t$: positive-rate gap at t"
 THRESHOLD_LABEL = r"decision threshold t  (positive if score $\geq$ t)"
-
-
-def _extreme_share(scores, weights, groupings):
-    """Mean over groups of the (weighted) share of scores below 0.1 or above 0.9.
-
-    The share :class:`GroupCDFDisplay` reads from the groups' weighted ECDFs
-    (:func:`~skfair.plotting._base.extreme_share`), so that both Displays pick
-    the same ``xscale="auto"`` for the same data.
-    """
-    extreme = (scores < EXTREME) | (scores > 1 - EXTREME)
-    shares = []
-    for grouping in groupings:
-        for code in range(grouping.n_groups):
-            members = grouping.codes == code
-            w = None if weights is None else weights[members]
-            shares.append(np.average(extreme[members], weights=w))
-    return float(np.mean(shares))
 
 
 def _positive_rates(scores, weights, grouping, thresholds):
@@ -153,7 +137,14 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         name=None,
         extreme_share=None,
     ):
-        store_params(self, locals())
+        self.thresholds = thresholds
+        self.disparity = disparity
+        self.peak_threshold = peak_threshold
+        self.peak_value = peak_value
+        self.mcdp_value = mcdp_value
+        self.steps = steps
+        self.name = name
+        self.extreme_share = extreme_share
 
     @shared_doc
     def plot(
@@ -186,6 +177,11 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
             share = float(np.mean((inner < EXTREME) | (inner > 1 - EXTREME)))
         self.xscale_ = resolve_xscale(xscale, inner, share)
         limits = score_limits(self.xscale_, grid if self.xscale_ == "linear" else inner)
+        peak_shown = True
+        if self.peak_threshold is not None:  # the marker stays on the curve
+            limits, peak_shown = include_in_limits(
+                self.xscale_, limits, float(self.peak_threshold)
+            )
         set_score_axis(ax, self.xscale_, limits, THRESHOLD_LABEL)
         kwargs = {"label": DISPARITY_NAME if name is None else name}
         if self.steps:
@@ -203,23 +199,30 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
         ax.set(ylabel=DISPARITY_LABEL, ylim=(0, top))
         self.peak_marker_ = self.peak_line_ = self.annotation_ = None
         if annotate and self.peak_threshold is not None:
-            self._mark_peak(ax, float(np.clip(self.peak_threshold, *limits)))
-        on_right = self.peak_threshold is not None and (
-            axes_fraction_x(ax, float(np.clip(self.peak_threshold, *limits))) > 0.5
-        )
-        ax.legend(loc="upper left" if on_right else "upper right", fontsize="small")
+            self._mark_peak(
+                ax, float(np.clip(self.peak_threshold, *limits)), peak_shown
+            )
+        # where the curve and the notes leave room (one entry: cheap to place)
+        ax.legend(loc="best", fontsize="small")
         return self
 
-    def _mark_peak(self, ax, t):
-        """The marker (on the curve), a dotted line and the MCDP(0) value at t."""
+    def _mark_peak(self, ax, t, shown):
+        """The marker (on the curve), a dotted line and the MCDP(0) value at t.
+
+        ``t`` is the peak threshold, on the axis (the limits include it)
+        unless the scale cannot show it (``shown`` False: a logit axis and
+        t = 1): then the marker is at the axis's edge, where the curve is
+        drawn, and the note says so.
+        """
         color = self.line_.get_color()
         v = self.peak_value
         self.peak_line_ = ax.axvline(t, color=color, linestyle=":", linewidth=1)
         (self.peak_marker_,) = ax.plot([t], [v], "o", color=color, zorder=4)
+        where = "" if shown else " (beyond the axis)"
         self.annotation_ = annotate_beside(
             ax,
             f"MCDP(0) = {self.mcdp_value:.4g}\nreached from t = "
-            f"{self.peak_threshold:.3g}",
+            f"{self.peak_threshold:.3g}{where}",
             (t, v),
             offset=(8, 8),
             va="bottom",
@@ -324,7 +327,11 @@ class ThresholdDisparityDisplay(_FairnessDisplayMixin):
             mcdp_value=details.value,
             steps=steps,
             name=name,
-            extreme_share=_extreme_share(scores, weights, groupings),
+            extreme_share=extreme_share(
+                ecdf
+                for grouping in groupings
+                for ecdf in group_ecdfs(scores, weights, grouping)[0].values()
+            ),
         )
         return display.plot(
             ax=ax, line_kwargs=line_kwargs, annotate=annotate, xscale=xscale
@@ -382,4 +389,22 @@ annotate, xscale
         >>> display.line_.get_label()
         'LogisticRegression'
         """
-        return display_from_estimator(**locals())  # every argument, as given
+        return display_from_estimator(
+            cls,
+            estimator,
+            X,
+            y,
+            sensitive=sensitive,
+            response_method=response_method,
+            pos_label=pos_label,
+            name=name,
+            thresholds=thresholds,
+            agg=agg,
+            combine=combine,
+            sample_weight=sample_weight,
+            min_group_size=min_group_size,
+            ax=ax,
+            line_kwargs=line_kwargs,
+            annotate=annotate,
+            xscale=xscale,
+        )

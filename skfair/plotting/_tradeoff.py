@@ -6,7 +6,6 @@ import numpy as np
 import pandas as pd
 
 from ..model_selection import fairest_within, tolerance_floor
-from ..utils import store_params
 from ._base import TEXT_BOX, _FairnessDisplayMixin
 from ._threshold_disparity import DISPARITY_NAME
 
@@ -184,7 +183,18 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
         excluded=None,
         pick_label="picked by fairest_within",
     ):
-        store_params(self, locals())
+        self.performance = performance
+        self.unfairness = unfairness
+        self.performance_std = performance_std
+        self.unfairness_std = unfairness_std
+        self.candidate_names = candidate_names
+        self.selected = selected
+        self.tolerance_floor = tolerance_floor
+        self.tolerance = tolerance
+        self.performance_name = performance_name
+        self.fairness_name = fairness_name
+        self.excluded = excluded
+        self.pick_label = pick_label
 
     def plot(self, ax=None, *, annotate=True):
         """Draw the candidates, the Pareto front, the tolerance and the pick.

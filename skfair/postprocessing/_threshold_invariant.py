@@ -11,17 +11,14 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-import pandas as pd
-from sklearn import get_config
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
     MetaEstimatorMixin,
     _fit_context,  # no public equivalent (parameter validation)
-    clone,
 )
 from sklearn.frozen import FrozenEstimator
-from sklearn.model_selection import check_cv, cross_val_predict
+from sklearn.model_selection import check_cv
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import (  # no public equivalent
     HasMethods,
@@ -31,7 +28,6 @@ from sklearn.utils._param_validation import (  # no public equivalent
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
     MethodMapping,
-    process_routing,
 )
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import (
@@ -39,141 +35,28 @@ from sklearn.utils.validation import (
     check_is_fitted,
     check_random_state,
     column_or_1d,
-    has_fit_parameter,
     indexable,
     validate_data,
 )
 
-from ..utils._dataframe import as_pandas_frame, check_not_lazy
-from ..utils._estimator import SensitiveColumnsMixin, store_params
-from ..utils._sensitive import (
-    check_sensitive_features,
-    drop_unused_categories,
-    sensitive_groupings,
-)
-from ..utils._validation import (
+from ..utils import (
+    SensitiveColumnsMixin,
     check_binary_target,
     check_binary_y,
+    check_not_lazy,
     check_sample_weight_1d,
-    check_scores,
+    check_sensitive_features,
+    drop_unused_categories,
 )
-
-UNSEEN_GROUP_ERROR = (
-    "X contains {count} sample(s) of group(s) {labels} of {name!r} that were "
-    "not seen during fit; the groups seen during fit are {known}. Fit on data "
-    "that holds every group, or set unseen_group='pooled' (map them through "
-    "the pooled score distribution) or unseen_group='identity' (leave their "
-    "scores unrepaired)."
+from ._barycentre import _row_uniforms, fit_quantile_tables, transport
+from ._calibration import (
+    calibration_scores,
+    fit_deployed,
+    frozen_scores,
+    route_fit_params,
 )
-SAMPLE_WEIGHT_UNSUPPORTED_ERROR = (
-    "sample_weight was given, but {name}.fit does not accept sample_weight; "
-    "pass an estimator whose fit takes sample_weight, or fit without it."
-)
-FROZEN_CLASSES_ERROR = (
-    "The frozen estimator was fitted on classes {fitted}, but y holds classes "
-    "{given}; fit the post-processor on data with the same labels."
-)
-
-
-def _weighted_quantiles(values, weights, levels):
-    """Quantile function of a weighted sample at ``levels``.
-
-    Weights are frequencies: a sample of weight ``w`` holds the mass interval
-    ``[a, b]`` of the cumulative weight (divided by the total ``W``). It is
-    placed at the points ``a + h`` and ``b - h`` with ``h = min(w, 1) / 2W``,
-    a plateau as wide as that of ``w`` repeated samples when ``w`` is an
-    integer, and the single Hazen plotting position ``(i - 0.5) / n`` of the
-    i-th smallest of ``n`` unit-weight samples. The quantile function
-    interpolates linearly between these points and is constant below the
-    first and above the last. Samples of zero weight are ignored.
-    """
-    keep = weights > 0
-    values, weights = values[keep], weights[keep]
-    order = np.argsort(values, kind="stable")
-    values, weights = values[order], weights[order]
-    upper = np.cumsum(weights)
-    total = upper[-1]
-    half = 0.5 * np.minimum(weights, 1.0)
-    positions = np.column_stack([upper - weights + half, upper - half]) / total
-    return np.interp(levels, positions.ravel(), np.repeat(values, 2))
-
-
-def _cdf_bounds(table, levels, scores):
-    """Left and right limits of the CDF whose quantile function is ``table``.
-
-    ``table`` holds the (non-decreasing) quantiles at ``levels``. Between two
-    distinct table values the CDF is the linear interpolation of the levels;
-    a value repeated in the table is an atom, whose CDF jumps from the first
-    to the last of its levels. Below ``table[0]`` the CDF is 0, above
-    ``table[-1]`` it is 1. O(n log m) for n scores and m levels.
-    """
-    lo = np.searchsorted(table, scores, side="left")
-    hi = np.searchsorted(table, scores, side="right")
-    atom = hi > lo  # the score equals table[lo:hi]
-    # elsewhere strictly between two distinct table values, or outside
-    value = np.interp(scores, table, levels, left=0.0, right=1.0)
-    left = np.where(atom, levels[np.minimum(lo, table.shape[0] - 1)], value)
-    right = np.where(atom, levels[hi - 1], value)
-    return left, right
-
-
-def _row_uniforms(X, seed):
-    """Deterministic pseudo-random numbers in [0, 1), one per row of ``X``.
-
-    pandas' hash of each row's values, mixed with ``seed`` by the SplitMix64
-    finaliser: the same row always gets the same number, whichever other rows
-    are predicted with it and in whichever order.
-    """
-    frame = as_pandas_frame(X)  # a dataframe of any library, or an array
-    # One dtype per column whatever the other rows: a polars integer (boolean)
-    # column reaches pandas as float (object) in a batch with a null, else as
-    # int (bool), and the two hash differently; hash integers as floats and
-    # booleans as objects.
-    stable = {
-        name: np.float64 if pd.api.types.is_integer_dtype(dtype) else object
-        for name, dtype in frame.dtypes.items()
-        if pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
-    }
-    frame = frame.astype(stable) if stable else frame
-    z = pd.util.hash_pandas_object(frame, index=False).to_numpy(dtype=np.uint64)
-    z = z + np.full_like(z, seed) * np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return (z >> np.uint64(11)).astype(np.float64) * 2.0**-53
-
-
-def _positive_scores(scores, response_method):
-    """The positive class's (``classes_[1]``) column of ``response_method``."""
-    if response_method == "predict_proba":
-        scores = scores[:, 1]
-    return check_scores(np.asarray(scores, dtype=np.float64).ravel(), name="scores")
-
-
-def _response_method(estimator, response_method):
-    """The method of ``estimator`` whose scores are repaired."""
-    if response_method != "auto":
-        return response_method
-    return (
-        "predict_proba" if hasattr(estimator, "predict_proba") else "decision_function"
-    )
-
-
-def _has_response(needed):
-    """Build an ``available_if`` check: is ``needed`` the repaired method."""
-
-    def check(self):
-        estimator = getattr(self, "estimator_", self.estimator)
-        getattr(estimator, needed)  # AttributeError if the estimator lacks it
-        used = _response_method(estimator, self.response_method)
-        if used != needed:
-            raise AttributeError(
-                f"{needed} is not available: the repaired scores come from "
-                f"{used} (response_method={self.response_method!r})."
-            )
-        return True
-
-    return check
+from ._groups import fit_groups, table_indices
+from ._response import has_response, positive_scores, resolve_response_method
 
 
 class ThresholdInvariantClassifier(
@@ -246,10 +129,13 @@ class ThresholdInvariantClassifier(
 
     calibration : {"oof", "in_sample"}, default="oof"
         Which scores estimate ``F_g``. "oof": out-of-fold scores from clones
-        fitted on the ``cv`` training folds, after which a clone is refitted on
-        all the data (safe for every model; costs ``cv`` extra fits).
-        "in_sample": the refitted estimator's scores on its own training data
-        (one fit; only for models that do not overfit, see Notes).
+        fitted on the ``cv`` training folds (``cv`` extra fits), unless they
+        cannot stand for the refitted model's scores (discrete scores whose
+        values the clones do not share, or clones that differ more than the
+        model's scores vary; see Notes), when the refitted model's own scores
+        are used; ``calibration_`` says which. "in_sample": always the
+        refitted estimator's scores on its own training data (one fit; only
+        for models that do not overfit).
 
     n_quantiles : int, default=1000
         Number of quantile levels, evenly spaced on [0, 1], at which every
@@ -267,10 +153,10 @@ class ThresholdInvariantClassifier(
         How a score on an atom of ``F_g`` (a value shared by a positive
         fraction of the group) is placed in ``[F_g(s-), F_g(s)]``. "random":
         at a pseudo-random point drawn from a seeded hash of the sample's row
-        of ``X``, which makes the repaired distributions match even for models
-        with discrete scores (forests, k-NN) while keeping predictions
-        deterministic per row (identical rows keep identical scores).
-        "midrank": at the midpoint, so an atom stays an atom.
+        of ``X``, so that models with discrete scores (trees, forests, k-NN)
+        are repaired too while predictions stay deterministic per row
+        (identical rows keep identical scores). "midrank": at the midpoint,
+        so an atom stays an atom.
 
     unseen_group : {"error", "pooled", "identity"}, default="error"
         What :meth:`predict` does with a group absent at fit time: raise a
@@ -322,6 +208,11 @@ class ThresholdInvariantClassifier(
     barycenter_ : ndarray of shape (n_quantiles,)
         The barycentric quantile function ``Q̄``.
 
+    calibration_ : {"oof", "in_sample", "frozen"}
+        Which scores estimated ``F_g``: out-of-fold, the refitted model's own
+        on its training data, or the frozen estimator's on the data passed to
+        :meth:`fit`.
+
     response_method_ : str
         The estimator's method whose scores are repaired.
 
@@ -354,25 +245,33 @@ class ThresholdInvariantClassifier(
     O(n log m) for n samples and m quantile levels.
 
     **Which scores estimate F_g.** The map is applied at predict time to the
-    refitted estimator's scores on new data, whose distribution neither the
-    out-of-fold scores (other models, fitted on less data) nor the in-sample
-    scores (the same model, on the data it was trained on) reproduce exactly.
-    Measured on the bundled Adult data (sensitive ``sex``, stratified 70/30
-    splits, 4 seeds, evaluated on half of the test split, where two
-    independent samples of the same distribution differ by 0.022 in MCDP(0)
-    on average), the MCDP(0) after a full repair was, for LightGBM with 200
-    trees: 0.029 ± 0.004 out-of-fold, 0.017 ± 0.004 in-sample, 0.027 ± 0.006
-    for a :class:`~sklearn.frozen.FrozenEstimator` fitted on 80 % of the
-    training rows and repaired on the other 20 %, and 0.026 ± 0.003 for the
-    refitted model repaired on fresh test rows (the ideal); for an
-    overfitting LightGBM (1000 trees of 127 leaves): 0.038 ± 0.003
-    out-of-fold, 0.140 ± 0.009 in-sample, 0.028 ± 0.002 frozen on held-out
-    rows and 0.027 ± 0.005 ideal. In-sample scores are thus slightly better
-    for a model that barely overfits and far worse for one that does, hence
-    the default ``calibration="oof"``; for a strongly overfitting model a
-    frozen model repaired on held-out rows is best
-    (``benchmarks/bench_postprocessing.py --mismatch`` reproduces these
-    figures).
+    refitted (deployed) model's scores on new data, so ``F_g`` must be the
+    CDF of *those* scores. Out-of-fold scores stand for them when the clones
+    score like the refitted model; the refitted model's own training scores
+    do when it does not overfit. The first fail in two cases, where
+    ``calibration="oof"`` falls back on the second:
+
+    * *Discrete scores whose atoms the clones do not share*: at least half
+      of the (weighted) rows sit on a score the model gives to different
+      rows, and fewer than half on a value the out-of-fold scores also take. A tree
+      refitted on other rows has other leaf values, so the atoms the deployed
+      tree produces would never appear in out-of-fold tables and each would
+      map to one point per group: no repair at all. Its own training scores
+      hold exactly its atoms, and an atom's mass in a group is the share of
+      the group's rows in the leaves (cells) that give that score, which the
+      training rows estimate without the bias that overfitting puts in the
+      score *values*. k-NN and forests (fractions of votes) keep their atoms
+      across refits and stay out-of-fold.
+    * *Clones that differ more than the scores vary*: the out-of-fold
+      scores' standard deviation exceeds twice the refitted model's (a
+      constant or near-constant model, whose level moves from fold to fold;
+      such a model does not overfit, which would widen its own scores).
+
+    With ``ties="random"`` each atom of the deployed model is then spread
+    over its jump ``[F_g(s-), F_g(s)]`` in the group's table, so every
+    group's repaired scores follow the barycentre. A strongly overfitting
+    model with continuous scores is best repaired out-of-fold, or frozen and
+    repaired on held-out rows; the user guide gives the measurements.
 
     References
     ----------
@@ -448,24 +347,28 @@ class ThresholdInvariantClassifier(
         n_jobs=None,
         random_state=None,
     ):
-        store_params(self, locals())
+        self.estimator = estimator
+        self.sensitive = sensitive
+        self.repair = repair
+        self.cv = cv
+        self.threshold = threshold
+        self.response_method = response_method
+        self.calibration = calibration
+        self.n_quantiles = n_quantiles
+        self.smoothing = smoothing
+        self.ties = ties
+        self.unseen_group = unseen_group
+        self.min_group_size = min_group_size
+        self.n_jobs = n_jobs
+        self.random_state = random_state
 
     def _groups(self, X, *, fit=False):
-        """Encode the groups of ``X``: the intersection of its sensitive columns.
-
-        At fit through :func:`~skfair.utils.sensitive_groupings` (two groups
-        at least, ``min_group_size``, small-group warning). A categorical's
-        unused categories are not groups: a subset of rows may miss some.
-        """
+        """Encode the groups of ``X``; at fit, store ``left_out_groups_``."""
         columns = drop_unused_categories(self._sensitive_columns(X))
         if not fit:
             return check_sensitive_features(columns).intersection()
-        (grouping,) = sensitive_groupings(columns, min_group_size=self.min_group_size)
-        left_out = columns[~grouping.kept]
-        self.left_out_groups_ = (
-            list(check_sensitive_features(left_out).intersection().labels)
-            if len(left_out)
-            else []
+        grouping, self.left_out_groups_ = fit_groups(
+            columns, min_group_size=self.min_group_size
         )
         return grouping
 
@@ -499,6 +402,55 @@ class ThresholdInvariantClassifier(
             The fitted post-processor.
         """
         X, y = indexable(check_not_lazy(X), y)
+        y, classes, sample_weight = self._check_fit_data(X, y, sample_weight)
+        try:
+            grouping = self._groups(X, fit=True)
+        except TypeError:  # unhashable labels: let the estimator reject X first
+            grouping = None
+        response_method = resolve_response_method(self.estimator, self.response_method)
+        frozen = isinstance(self.estimator, FrozenEstimator)
+        fit_params, split_params = route_fit_params(
+            self, sample_weight=sample_weight, fit_params=fit_params, frozen=frozen
+        )
+        weights = np.ones(y.shape[0]) if sample_weight is None else sample_weight
+        if frozen:
+            self.estimator_, oof = self.estimator, None
+            own = frozen_scores(
+                self.estimator_, X, classes=classes, response_method=response_method
+            )
+        else:
+            self.estimator_, oof, own = fit_deployed(
+                self.estimator,
+                X,
+                y,
+                calibration=self.calibration,
+                cv=self.cv,
+                response_method=response_method,
+                fit_params=fit_params,
+                split_params=split_params,
+                n_jobs=self.n_jobs,
+            )
+        self.classes_ = np.asarray(self.estimator_.classes_)
+        self.response_method_ = response_method
+        if self.threshold == "auto":
+            self.threshold_ = 0.5 if response_method == "predict_proba" else 0.0
+        else:
+            self.threshold_ = float(self.threshold)
+        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        self._hash_seed = int(seed)
+        if grouping is None:  # labels were unhashable and X passed the estimator
+            grouping = self._groups(X, fit=True)
+        scores, self.calibration_ = calibration_scores(oof, own, weights=weights, X=X)
+        if frozen:
+            self.calibration_ = "frozen"
+        self._fit_tables(scores, grouping, weights)
+        return self
+
+    def _check_fit_data(self, X, y, sample_weight):
+        """Validate ``X``'s shape, ``y`` and ``sample_weight`` at fit.
+
+        Returns ``(y, classes, sample_weight)``.
+        """
         # X is the estimator's to validate: here only its shape and names
         validate_data(self, X, skip_check_array=True)
         for axis, what in enumerate(("sample", "feature")):  # scikit-learn's text
@@ -518,69 +470,7 @@ class ThresholdInvariantClassifier(
                 name="y (where sample_weight > 0)",
                 why="ThresholdInvariantClassifier",
             )
-        try:
-            grouping = self._groups(X, fit=True)
-        except TypeError:  # unhashable labels: let the estimator reject X first
-            grouping = None
-        response_method = _response_method(self.estimator, self.response_method)
-        frozen = isinstance(self.estimator, FrozenEstimator)
-        fit_params, split_params = self._route(sample_weight, fit_params, frozen)
-
-        if frozen:
-            check_is_fitted(self.estimator)
-            self.estimator_ = self.estimator
-            fitted = np.asarray(self.estimator_.classes_)
-            if fitted.shape != classes.shape or not np.all(fitted == classes):
-                raise ValueError(
-                    FROZEN_CLASSES_ERROR.format(
-                        fitted=fitted.tolist(), given=classes.tolist()
-                    )
-                )
-        elif self.calibration == "oof":
-            scores = cross_val_predict(
-                clone(self.estimator),
-                X,
-                y,
-                cv=check_cv(self.cv, y, classifier=True),
-                method=response_method,
-                n_jobs=self.n_jobs,
-                params={**fit_params, **split_params},
-            )
-        if not frozen:
-            self.estimator_ = clone(self.estimator).fit(X, y, **fit_params)
-        if frozen or self.calibration == "in_sample":
-            scores = getattr(self.estimator_, response_method)(X)
-        scores = _positive_scores(scores, response_method)
-
-        self.classes_ = np.asarray(self.estimator_.classes_)
-        self.response_method_ = response_method
-        if self.threshold == "auto":
-            self.threshold_ = 0.5 if response_method == "predict_proba" else 0.0
-        else:
-            self.threshold_ = float(self.threshold)
-        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-        self._hash_seed = int(seed)
-        if grouping is None:  # labels were unhashable and X passed the estimator
-            grouping = self._groups(X, fit=True)
-        self._fit_tables(scores, grouping, sample_weight)
-        return self
-
-    def _route(self, sample_weight, fit_params, frozen):
-        """The parameters of the estimator's ``fit`` and of the splitter."""
-        if get_config()["enable_metadata_routing"]:
-            routed = process_routing(
-                self, "fit", sample_weight=sample_weight, **fit_params
-            )
-            return routed.estimator.fit, routed.splitter.split
-        if sample_weight is None:
-            return fit_params, {}
-        if not frozen and not has_fit_parameter(self.estimator, "sample_weight"):
-            raise TypeError(
-                SAMPLE_WEIGHT_UNSUPPORTED_ERROR.format(
-                    name=type(self.estimator).__name__
-                )
-            )
-        return {**fit_params, "sample_weight": sample_weight}, {}
+        return y, classes, sample_weight
 
     def get_metadata_routing(self):
         """Route ``fit``'s metadata to the estimator's ``fit`` and the cv's ``split``.
@@ -602,74 +492,53 @@ class ThresholdInvariantClassifier(
             )
         )
 
-    def _fit_tables(self, scores, grouping, sample_weight):
+    def _fit_tables(self, scores, grouping, weights):
         """Store the groups' quantile tables and their barycentre."""
-        weights = np.ones(scores.shape[0]) if sample_weight is None else sample_weight
-        levels = np.linspace(0.0, 1.0, self.n_quantiles)
-        pooled = _weighted_quantiles(scores, weights, levels)
-        kept = grouping.kept
-        sizes = np.bincount(
-            grouping.codes[kept], weights=weights[kept], minlength=grouping.n_groups
+        fitted = fit_quantile_tables(
+            scores,
+            grouping.codes,
+            n_groups=grouping.n_groups,
+            weights=weights,
+            n_quantiles=self.n_quantiles,
+            smoothing=self.smoothing,
         )
-        present = sizes > 0  # groups whose samples all have weight 0 are dropped
-        # the pooled table as pseudo-samples: one per level, `smoothing` in all
-        # (with smoothing=0 their weight is 0 and _weighted_quantiles drops them)
-        prior_weights = np.full(levels.shape[0], self.smoothing / levels.shape[0])
-        tables = []
-        for g in np.flatnonzero(present):
-            mask = grouping.codes == g
-            values = np.concatenate([scores[mask], pooled])
-            group_weights = np.concatenate([weights[mask], prior_weights])
-            tables.append(_weighted_quantiles(values, group_weights, levels))
-        self.groups_ = [grouping.labels[g] for g in np.flatnonzero(present)]
-        self.group_weights_ = sizes[present] / sizes[present].sum()
-        self.quantile_levels_ = levels
-        self.quantiles_ = np.vstack(tables)
-        self.pooled_quantiles_ = pooled
-        self.barycenter_ = self.group_weights_ @ self.quantiles_
+        # groups whose samples all have weight 0 get no table
+        self.groups_ = [grouping.labels[g] for g in fitted.groups]
+        self.group_weights_ = fitted.weights
+        self.quantile_levels_ = fitted.levels
+        self.quantiles_ = fitted.tables
+        self.pooled_quantiles_ = fitted.pooled
+        self.barycenter_ = fitted.barycentre
         self._sensitive_name = grouping.name
 
     def _repaired_scores(self, X):
         check_is_fitted(self)
         # the estimator validates X first, with its own messages
         method = getattr(self.estimator_, self.response_method_)
-        scores = _positive_scores(method(X), self.response_method_)
+        scores = positive_scores(method(X), self.response_method_)
         validate_data(self, check_not_lazy(X), reset=False, skip_check_array=True)
-        grouping = self._groups(X)
-        pooled = len(self.groups_)  # the pooled table's index
-        index = dict.fromkeys(self.left_out_groups_, pooled)
-        index.update({label: k for k, label in enumerate(self.groups_)})
-        fit_codes = np.array([index.get(lab, -1) for lab in grouping.labels])
-        codes = fit_codes[grouping.codes]
-        unseen = codes < 0
-        if unseen.any() and self.unseen_group == "error":
-            labels = [lab for lab, c in zip(grouping.labels, fit_codes) if c < 0]
-            raise ValueError(
-                UNSEEN_GROUP_ERROR.format(
-                    count=int(unseen.sum()),
-                    labels=labels,
-                    name=self._sensitive_name,
-                    known=self.groups_,
-                )
-            )
+        table_index = table_indices(
+            self._groups(X),
+            groups=self.groups_,
+            left_out_groups=self.left_out_groups_,
+            unseen_group=self.unseen_group,
+            name=self._sensitive_name,
+        )
         if self.ties == "random":
             jitter = _row_uniforms(X, self._hash_seed)
         else:
             jitter = np.full(scores.shape[0], 0.5)
-        tables = [*self.quantiles_, self.pooled_quantiles_]
-        if self.unseen_group == "pooled":
-            codes = np.where(unseen, pooled, codes)
-        mapped = codes >= 0  # the other rows keep their scores
-        levels = np.zeros_like(scores)
-        for k in np.unique(codes[mapped]):
-            rows = codes == k
-            left, right = _cdf_bounds(tables[k], self.quantile_levels_, scores[rows])
-            levels[rows] = left + jitter[rows] * (right - left)
-        target = np.interp(levels, self.quantile_levels_, self.barycenter_)
-        repaired = (1.0 - self.repair) * scores + self.repair * target
-        return np.where(mapped, repaired, scores)
+        target = transport(
+            scores,
+            table_index,
+            tables=[*self.quantiles_, self.pooled_quantiles_],
+            levels=self.quantile_levels_,
+            barycentre=self.barycenter_,
+            jitter=jitter,
+        )
+        return (1.0 - self.repair) * scores + self.repair * target
 
-    @available_if(_has_response("predict_proba"))
+    @available_if(has_response("predict_proba"))
     def predict_proba(self, X):
         """Repaired class probabilities.
 
@@ -687,7 +556,7 @@ class ThresholdInvariantClassifier(
         positive = self._repaired_scores(X)
         return np.column_stack([1.0 - positive, positive])
 
-    @available_if(_has_response("decision_function"))
+    @available_if(has_response("decision_function"))
     def decision_function(self, X):
         """Repaired decision function (when the estimator's scores come from it).
 

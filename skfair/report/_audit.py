@@ -10,6 +10,8 @@ matplotlib the page says so and keeps every table.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..metrics import hfm, mcdp_details
@@ -24,6 +26,7 @@ from ..utils import (
     check_sensitive_features,
     sensitive_groupings,
 )
+from ._advice import threshold_advice
 from ._common import (
     AUDIT_DASK_X_ERROR,
     AUDIT_HFM_LABELS_ERROR,
@@ -34,14 +37,21 @@ from ._common import (
 from ._compute import (
     audited_groupings,
     check_metrics,
-    distribution_facts,
     encode_labels,
     group_table,
     metrics_table,
     per_row_counts,
-    threshold_facts,
 )
 from ._dask import audit_dask
+from ._facts import (
+    AuditedData,
+    AuditInputs,
+    Headline,
+    Resampling,
+    Settings,
+    ThresholdPoint,
+)
+from ._headline import distribution_facts, finish_metrics, threshold_facts
 from ._report import AuditReport
 
 
@@ -199,14 +209,14 @@ def audit(
     (0.415, True, 'ks')
     >>> report.groups[["group", "size", "positive_rate"]].values.tolist()
     [['a', 200, 0.165], ['b', 200, 0.525]]
-    >>> facts = report.headline["threshold"]
-    >>> facts["reference"]["group"], round(facts["worst"]["positive_rate_ratio"], 2)
-    ('a', 3.18)
+    >>> facts = report.headline.threshold
+    >>> facts.reference.group, facts.disadvantaged, round(facts.impact_ratio, 3)
+    ('a', None, 0.314)
     >>> "<table" in report.to_html(figures=False)
     True
     """
     settings = _check_settings(
-        threshold, epsilon, confidence_level, combine, min_group_size, title
+        threshold, epsilon, confidence_level, combine, min_group_size, title, reference
     )
     progress = _check_progress(progress)
     data = {"y_true": y_true, "y_score": y_score}
@@ -219,9 +229,8 @@ def audit(
             y_score,
             sensitive_features=sensitive_features,
             pos_label=pos_label,
-            reference=reference,
+            settings=settings,
             progress=progress,
-            **settings,
         )
     check_same_index(
         y_true=y_true, y_score=y_score, sensitive_features=sensitive_features, X=X
@@ -241,87 +250,70 @@ def audit(
     )
     if X is not None and y is None:
         raise ValueError(AUDIT_HFM_LABELS_ERROR)
-    return _audit_in_memory(
-        scores,
-        y,
-        sensitive_features,
-        X,
-        settings=settings,
-        resampling=resampling,
-        pos_label=pos_label,
-        reference=reference,
-        progress=progress,
-    )
+    settings = dataclasses.replace(settings, pos_label=pos_label)
+    inputs = AuditInputs(scores, sensitive_features, y)
+    return _audit_in_memory(inputs, X, settings, resampling, progress)
 
 
-def _audit_in_memory(
-    scores,
-    y,
-    sensitive_features,
-    X,
-    *,
-    settings,
-    resampling,
-    pos_label,
-    reference,
-    progress,
-):
+def _audit_in_memory(inputs, X, settings, resampling, progress):
     """The audit of validated in-memory data, phase by phase."""
-    keep = 1 if settings["min_group_size"] is None else settings["min_group_size"]
-    decisions = scores >= settings["threshold"]
+    scores, sensitive_features, y = inputs.scores, inputs.sensitive_features, inputs.y
+    decisions = scores >= settings.threshold
     attributes = check_sensitive_features(sensitive_features, n_samples=len(scores))
     compared, tables, left_out = audited_groupings(
-        attributes, settings["combine"], keep
+        attributes, settings.combine, settings.keep
     )
     progress("groups")
-    groups = group_table(
+    groups, references = group_table(
         tables,
         per_row_counts(scores, decisions, y),
-        reference=reference,
-        confidence_level=settings["confidence_level"],
+        reference=settings.reference,
+        confidence_level=settings.confidence_level,
     )
     progress("metrics")
-    checked = check_metrics(scores, sensitive_features, settings, keep)
+    checked = check_metrics(scores, sensitive_features, settings)
     progress("intervals and tests")
-    metrics = metrics_table(
-        scores, sensitive_features, settings, resampling, keep, checked
-    )
+    results = metrics_table(scores, sensitive_features, settings, resampling, checked)
     progress("where MCDP is attained")
-    details = _where_mcdp(scores, sensitive_features, settings, keep)
-    tradeoff = at_threshold = None
+    details = _where_mcdp(scores, sensitive_features, settings)
+    results = finish_metrics(
+        results,
+        settings=settings,
+        groups=groups,
+        compared=compared,
+        details=details,
+        scores=scores,
+        n_permutations=resampling.n_permutations,
+    )
+    tradeoff = advice = None
     if y is not None:
         progress("trade-off")
-        tradeoff, at_threshold = _tradeoff(
-            scores, y, sensitive_features, settings, keep
-        )
+        tradeoff, advice = _tradeoff(inputs, settings, compared)
     if X is not None:
         progress("HFM")
     audited = {g.name: g.kept for g in compared}[details[0.0].attribute]
     return AuditReport(
-        **settings,
-        n_samples=len(scores),
-        n_resamples=resampling["n_resamples"],
-        n_permutations=resampling["n_permutations"],
+        settings=settings,
+        resampling=resampling,
+        data=AuditedData(
+            n_samples=len(scores),
+            attributes=tuple(attributes.names),
+            has_labels=y is not None,
+            kept_groups={g.name: g.labels for g in compared},
+            left_out=tuple(left_out),
+        ),
         groups=groups,
-        metrics=metrics,
+        references=references,
+        metric_results=results,
         mcdp_details=details,
-        headline={
-            "threshold": threshold_facts(
-                groups, [g.name for g in compared], settings["threshold"]
-            ),
-            "distribution": distribution_facts(
-                metrics, details, scores[audited], settings["epsilon"]
-            ),
-        },
+        headline=Headline(
+            threshold_facts(groups, [g.name for g in compared], settings.threshold),
+            distribution_facts(results, details, scores[audited], settings.epsilon),
+        ),
         tradeoff=tradeoff,
-        tradeoff_at_threshold=at_threshold,
-        hfm=_hfm(X, y, decisions, sensitive_features, keep),
-        has_labels=y is not None,
-        _data=(scores, sensitive_features, y),
-        kept_groups={g.name: g.labels for g in compared},
-        pos_label=pos_label,
-        reference=reference,
-        left_out=left_out,
+        advice=advice,
+        hfm=_hfm(X, y, decisions, sensitive_features, settings.keep),
+        inputs=inputs,
     )
 
 
@@ -334,51 +326,55 @@ def _check_progress(progress):
     return progress
 
 
-def _tradeoff(scores, y, sensitive_features, settings, keep):
-    """The trade-off on the audited groups, and its values at the threshold."""
+def _tradeoff(inputs, settings, compared):
+    """The trade-off on the audited groups, and the report's advice from it.
+
+    The trade-off is computed on the 0/1 labels; it records the user's
+    positive label.
+    """
+    scores, y = inputs.scores, inputs.y
     common = {
-        "sensitive_features": sensitive_features,
-        "combine": settings["combine"],
-        "min_group_size": keep,
+        "sensitive_features": inputs.sensitive_features,
+        "combine": settings.combine,
+        "min_group_size": settings.keep,
     }
     result = threshold_tradeoff(y, scores, **common)
-    t = settings["threshold"]
+    result = dataclasses.replace(result, pos_label=settings.pos_label)
+    t = settings.threshold
     row = threshold_tradeoff(y, scores, thresholds=[t], **common).candidates.iloc[0]
-    at = {
-        "threshold": t,
-        "performance": float(row["performance"]),
-        "delta_dp": float(row["delta_dp"]),
-    }
-    return result, at
+    current = ThresholdPoint(t, float(row["performance"]), float(row["delta_dp"]))
+    advice = threshold_advice(result, current, compared, y, settings.pos_label)
+    return result, advice
 
 
 def _check_settings(
-    threshold, epsilon, confidence_level, combine, min_group_size, title
+    threshold, epsilon, confidence_level, combine, min_group_size, title, reference
 ):
     """The audit's settings, validated, as the report records them."""
     check_min_group_size(min_group_size)
-    return {
-        "threshold": check_fraction(threshold, name="threshold"),
-        "epsilon": check_fraction(epsilon, name="epsilon", closed=False),
-        "confidence_level": check_confidence_level(confidence_level),
-        "combine": combine,
-        "min_group_size": min_group_size,
-        "title": title or "Fairness audit",
-    }
+    return Settings(
+        title=title or "Fairness audit",
+        threshold=check_fraction(threshold, name="threshold"),
+        epsilon=check_fraction(epsilon, name="epsilon", closed=False),
+        confidence_level=check_confidence_level(confidence_level),
+        combine=combine,
+        min_group_size=min_group_size,
+        reference=reference,
+    )
 
 
 def _check_resampling(n_samples, n_resamples, n_permutations, random_state):
     """Resamples and permutations (None: :func:`auto_resamples`), validated."""
     n_resamples = auto_resamples(n_samples) if n_resamples is None else n_resamples
     n_permutations = n_resamples if n_permutations is None else n_permutations
-    return {
-        "n_resamples": check_n_resamples(n_resamples),
-        "n_permutations": check_n_resamples(n_permutations),
-        "random_state": random_state,
-    }
+    return Resampling(
+        n_resamples=check_n_resamples(n_resamples),
+        n_permutations=check_n_resamples(n_permutations),
+        random_state=random_state,
+    )
 
 
-def _where_mcdp(scores, sensitive_features, settings, keep):
+def _where_mcdp(scores, sensitive_features, settings):
     """Where MCDP(0) and MCDP(ε) are attained, keyed by ε."""
     return {
         eps: mcdp_details(
@@ -386,10 +382,10 @@ def _where_mcdp(scores, sensitive_features, settings, keep):
             scores,
             sensitive_features=sensitive_features,
             epsilon=eps,
-            combine=settings["combine"],
-            min_group_size=keep,
+            combine=settings.combine,
+            min_group_size=settings.keep,
         )
-        for eps in (0.0, settings["epsilon"])
+        for eps in (0.0, settings.epsilon)
     }
 
 

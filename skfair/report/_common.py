@@ -1,7 +1,7 @@
-"""Definitions shared by every module of the report: messages, labels, formats.
+"""Definitions shared by every module of the report: messages, metrics, formats.
 
 Every other module of :mod:`skfair.report` may import this one; it imports
-none of them.
+only :mod:`._facts` (records that import nothing).
 """
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ from __future__ import annotations
 import html
 import math
 import re
+
+from ._facts import MetricDefinition
 
 AUDIT_SCORE_REASON = (
     "an audit (decisions at a threshold in [0, 1] and MCDP(epsilon) "
@@ -79,19 +81,21 @@ def auto_resamples(n_samples, full=199, floor=49):
 
 
 def metric_table(threshold, epsilon):
-    """(key, display name, metric, kwargs) of every metric the audit reports."""
+    """The :class:`MetricDefinition` of every metric the audit reports, in order."""
     return [
-        ("delta_dp", "ΔDP_c (gap in mean score)", "delta_dp", {}),
-        (
+        MetricDefinition("delta_dp", "ΔDP_c (gap in mean score)", "delta_dp"),
+        MetricDefinition(
             f"delta_dp@{threshold:g}",
             f"ΔDP_b at t = {threshold:g} (gap in positive rate)",
             "delta_dp",
             {"threshold": threshold},
         ),
-        ("abcc", "ABCC (area between CDFs)", "abcc", {}),
-        ("abpc", "ABPC (area between densities)", "abpc", {"method": "binned"}),
-        ("mcdp", "MCDP(0) (largest CDF gap)", "mcdp", {}),
-        (
+        MetricDefinition("abcc", "ABCC (area between CDFs)", "abcc"),
+        MetricDefinition(
+            "abpc", "ABPC (area between densities)", "abpc", {"method": "binned"}
+        ),
+        MetricDefinition("mcdp", "MCDP(0) (largest CDF gap)", "mcdp"),
+        MetricDefinition(
             f"mcdp@{epsilon:g}",
             f"MCDP({epsilon:g}) (local CDF gap)",
             "mcdp",
@@ -100,10 +104,10 @@ def metric_table(threshold, epsilon):
     ]
 
 
-def label_text(label):
-    if isinstance(label, tuple):
-        return " & ".join(str(part) for part in label)
-    return str(label)
+def counted(n, singular, plural=None):
+    """``"1 person"``, ``"2 people"``: a count with its noun in the right number."""
+    noun = singular if n == 1 else (plural or singular + "s")
+    return f"{n:,} {noun}"
 
 
 def escape(text):
@@ -133,14 +137,48 @@ def markdown_text(text):
     return _ENTITY.sub("&amp;", str(text)).translate(_MARKDOWN_SPECIAL)
 
 
+def _finite(value):
+    return isinstance(value, (int, float)) and math.isfinite(value)
+
+
+_ROUNDING = 1e-12
+
+
+def format_percent(value):
+    """A rate as a percentage, with the digits it needs.
+
+    One decimal, except within 1% of 0% and 100%, where two significant
+    digits of the distance to them: 0 of 24,901 has the upper Wilson bound
+    ``"0.015%"``, not ``"0.0%"``. Exactly 0 and 1 are ``"0%"`` and
+    ``"100%"``.
+    """
+    if not _finite(value):
+        return "—"
+    if value <= _ROUNDING or value >= 1 - _ROUNDING:  # 0 or 1 but for rounding
+        return f"{100 * round(value):g}%"
+    percent = 100 * value
+    distance = min(percent, 100 - percent)
+    if distance >= 1:
+        return f"{percent:.1f}%"
+    # two significant digits of the distance to 0% (100%), no trailing zeros
+    decimals = 1 - math.floor(math.log10(distance))
+    return f"{percent:.{decimals}f}".rstrip("0").rstrip(".") + "%"
+
+
 def format_number(value, kind="num"):
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+    """A count (``"int"``), a rate (``"pct"``) or a metric's value (4 decimals)."""
+    if not _finite(value):
         return "—"
     if kind == "int":
         return f"{int(value):,}"
     if kind == "pct":
-        return f"{100 * value:.1f}%"
+        return format_percent(value)
     return f"{value:.4f}"
+
+
+def format_ratio(value):
+    """A ratio of rates, 3 decimals (the same in every table and sentence)."""
+    return f"{value:.3f}" if _finite(value) else "—"
 
 
 def format_pvalue(p):

@@ -6,19 +6,23 @@ metric, headline and note of a report is computed on them.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
 from ..metrics import abcc, abpc, delta_dp, mcdp
 from ..metrics.inference import infer_metrics, metric_spec, proportion_interval
-from ..utils import Grouping, check_pos_label, check_same_length, same_label
-from ._common import (
-    AUDIT_REFERENCE_ERROR,
-    FEW_POSITIVES,
-    FOUR_FIFTHS,
-    label_text,
-    metric_table,
+from ..utils import (
+    Grouping,
+    check_pos_label,
+    check_same_length,
+    group_label_text,
+    parse_group_label,
+    same_label,
 )
+from ._common import AUDIT_REFERENCE_ERROR, FEW_POSITIVES, FOUR_FIFTHS, metric_table
+from ._facts import MetricResult, TableReference
 
 _PUBLIC_METRICS = {"delta_dp": delta_dp, "abcc": abcc, "abpc": abpc, "mcdp": mcdp}
 # rate -> (numerator count, denominator count), for the rates and intervals
@@ -30,18 +34,10 @@ _RATES = {
     "fnr": ("fn", "n_positive"),
     "precision": ("tp", "n_selected"),
 }
-# the metrics table's columns when no metric has intervals (infer_metrics'
-# columns otherwise, whatever they are)
-_COLUMNS = [
-    "value",
-    "low",
-    "high",
-    "interval",
-    "dkw_low",
-    "dkw_high",
-    "pvalue",
-    "test",
-]
+# the numbers of MetricResult that infer_metrics gives (its other keys, e.g.
+# the legacy bootstrap's, are not reported), and its two names
+_INFERRED = ("low", "high", "dkw_low", "dkw_high", "pvalue", "pvalue_floor")
+_NAMES = ("interval", "test")
 # the rates compared with the reference group (ratio and difference)
 REFERENCE_RATES = ("positive_rate", "tpr", "fpr", "fnr")
 
@@ -98,8 +94,9 @@ def audited_groupings(attributes, combine, keep, weights=None):
     -------
     compared : list of Grouping
         What the metrics compare (``combine``), small groups left out.
-    tables : list of Grouping
-        The per-group tables: with ``combine="intersection"``, each attribute
+    tables : list of (Grouping, int or None)
+        The per-group tables, each with the index of its attribute (None for
+        an intersection): with ``combine="intersection"``, each attribute
         and (with several) their intersection, all on the samples of the
         compared groups; with ``"marginal"``, the compared groupings.
     left_out : list of tuple
@@ -110,20 +107,20 @@ def audited_groupings(attributes, combine, keep, weights=None):
         sizes = _sizes(grouping, weights)
         small = sizes < keep
         left_out += [
-            (grouping.name, label_text(label), int(size))
+            (grouping.name, group_label_text(label), int(size))
             for label, size, s in zip(grouping.labels, sizes, small)
             if s
         ]
         compared.append(_drop_groups(grouping, small))
     if combine == "marginal":
-        return compared, compared, left_out
+        return compared, [(g, k) for k, g in enumerate(compared)], left_out
     rows = compared[0].kept
     tables = [
-        _on_rows(attributes.attribute(k), rows, weights)
+        (_on_rows(attributes.attribute(k), rows, weights), k)
         for k in range(attributes.n_attributes)
     ]
     if attributes.n_attributes > 1:
-        tables.append(compared[0])
+        tables.append((compared[0], None))
     return compared, tables, left_out
 
 
@@ -167,22 +164,51 @@ def _counts(grouping, per_row):
     return counts
 
 
-def _reference_index(grouping, sizes, reference):
-    """The reference group's code: ``reference`` if it is a group, else the largest."""
+def _reference_parts(reference):
+    """The parts of an intersection ``reference`` (a tuple, or its text)."""
+    if isinstance(reference, tuple):
+        return reference
+    if isinstance(reference, str):
+        try:
+            return parse_group_label(reference)
+        except ValueError:
+            return None
+    return None
+
+
+def _find(labels, wanted):
+    """The code of the label equal to ``wanted`` (or written as it), else None."""
+    for g, label in enumerate(labels):
+        if same_label(label, wanted) or group_label_text(label) == str(wanted):
+            return g
+    return None
+
+
+def _reference_index(grouping, sizes, reference, component):
+    """``(code, how)`` of a table's reference group (see :class:`TableReference`).
+
+    ``reference`` itself where it is a group of the table; in the table of
+    attribute ``component``, its part for that attribute (an intersection's
+    component); else the largest group.
+    """
     if reference is not None:
-        for g, label in enumerate(grouping.labels):
-            if same_label(label, reference) or label_text(label) == str(reference):
-                return g, True
-    return int(np.argmax(sizes)), False
+        g = _find(grouping.labels, reference)
+        if g is not None:
+            return g, "given"
+        parts = _reference_parts(reference)
+        if component is not None and parts is not None and len(parts) > 1:
+            if component < len(parts):
+                g = _find(grouping.labels, parts[component])
+                if g is not None:
+                    return g, "component"
+    return int(np.argmax(sizes)), "largest"
 
 
-def _grouping_frame(grouping, per_row, reference, confidence_level):
-    counts = _counts(grouping, per_row)
+def _grouping_frame(grouping, counts, ref, confidence_level):
     size = counts["size"]
-    ref, matched = _reference_index(grouping, size, reference)
     frame = {
         "grouping": grouping.name,
-        "group": [label_text(label) for label in grouping.labels],
+        "group": [group_label_text(label) for label in grouping.labels],
         "is_reference": np.arange(grouping.n_groups) == ref,
         "size": size.astype(np.int64),
         "share": size / size.sum(),
@@ -204,12 +230,12 @@ def _grouping_frame(grouping, per_row, reference, confidence_level):
         frame[f"{rate}_diff"] = values - values[ref]
     frame["four_fifths"] = [
         None if not np.isfinite(c) else bool(c >= FOUR_FIFTHS)
-        for c in _rate_closeness(frame["positive_rate"], frame["positive_rate"][ref])
+        for c in rate_closeness(frame["positive_rate"], frame["positive_rate"][ref])
     ]
-    return pd.DataFrame(frame), matched
+    return pd.DataFrame(frame)
 
 
-def _rate_closeness(rates, reference_rate):
+def rate_closeness(rates, reference_rate):
     """``min(rate, ref) / max(rate, ref)``: 1 equal, 0 when one selects no one.
 
     Symmetric, so the four-fifths rule (a ratio to the reference within
@@ -225,27 +251,32 @@ def group_table(tables, per_row, *, reference, confidence_level):
     """One row per group of every table grouping: counts, rates, intervals, ratios.
 
     Rates have Wilson score intervals at ``confidence_level``; ratios and
-    differences compare each group with its grouping's reference group
-    (``reference`` where it is a group of that grouping, else the largest).
+    differences compare each group with its table's reference group (see
+    :func:`_reference_index`). Returns the table and a
+    :class:`TableReference` per table.
     """
-    frames, matched = [], False
-    for grouping in tables:
-        frame, found = _grouping_frame(grouping, per_row, reference, confidence_level)
-        frames.append(frame)
-        matched |= found
-    if reference is not None and not matched:
+    frames, references = [], []
+    for grouping, component in tables:
+        counts = _counts(grouping, per_row)
+        ref, how = _reference_index(grouping, counts["size"], reference, component)
+        frames.append(_grouping_frame(grouping, counts, ref, confidence_level))
+        label = group_label_text(grouping.labels[ref])
+        references.append(TableReference(grouping.name, label, how))
+    if reference is not None and all(r.how == "largest" for r in references):
         raise ValueError(
             AUDIT_REFERENCE_ERROR.format(
                 reference=reference,
-                names=" or ".join(repr(g.name) for g in tables),
-                labels=sorted({label_text(lab) for g in tables for lab in g.labels}),
+                names=" or ".join(repr(g.name) for g, _ in tables),
+                labels=sorted(
+                    {group_label_text(lab) for g, _ in tables for lab in g.labels}
+                ),
             )
         )
-    return pd.concat(frames, ignore_index=True)
+    return pd.concat(frames, ignore_index=True), tuple(references)
 
 
 # -- the metrics -------------------------------------------------------------------
-def check_metrics(scores, sensitive_features, settings, keep):
+def check_metrics(scores, sensitive_features, settings):
     """Each metric by its public function: ``({key: value}, {key: reason})``.
 
     A metric that raises a ValueError on these (validated) inputs is
@@ -253,20 +284,18 @@ def check_metrics(scores, sensitive_features, settings, keep):
     message is the reason.
     """
     values, undefined = {}, {}
-    for key, _, metric, kwargs in metric_table(
-        settings["threshold"], settings["epsilon"]
-    ):
+    for definition in metric_table(settings.threshold, settings.epsilon):
         try:
-            values[key] = _PUBLIC_METRICS[metric](
+            values[definition.key] = _PUBLIC_METRICS[definition.metric](
                 None,
                 scores,
                 sensitive_features=sensitive_features,
-                combine=settings["combine"],
-                min_group_size=keep,
-                **kwargs,
+                combine=settings.combine,
+                min_group_size=settings.keep,
+                **definition.params,
             )
         except ValueError as error:
-            undefined[key] = str(error)
+            undefined[definition.key] = str(error)
     return values, undefined
 
 
@@ -275,26 +304,26 @@ def _infer(scores, sensitive_features, defined, options):
 
     ``{key: row or the error's message}``.
     """
-    specs = [metric_spec(metric, kwargs) for _, _, metric, kwargs in defined]
+    specs = [metric_spec(d.metric, d.params) for d in defined]
     if not specs:
         return {}
     try:
         rows = infer_metrics(scores, sensitive_features, specs, **options)
-        return {key: dict(row) for (key, *_), row in zip(defined, rows)}
+        return {d.key: dict(row) for d, row in zip(defined, rows)}
     except ValueError:
         if len(specs) == 1:
             raise
     out = {}
-    for entry in defined:
+    for definition in defined:
         try:
-            out.update(_infer(scores, sensitive_features, [entry], options))
+            out.update(_infer(scores, sensitive_features, [definition], options))
         except ValueError as error:
-            out[entry[0]] = str(error)
+            out[definition.key] = str(error)
     return out
 
 
-def metrics_table(scores, sensitive_features, settings, resampling, keep, checked):
-    """One row per metric of :func:`metric_table`: value, intervals, p-value.
+def metrics_table(scores, sensitive_features, settings, resampling, checked):
+    """A :class:`MetricResult` per metric of :func:`metric_table`.
 
     ``checked`` is :func:`check_metrics`' result: the undefined metrics get
     NaN values and their reason in ``undefined_reason``; the others come
@@ -304,140 +333,51 @@ def metrics_table(scores, sensitive_features, settings, resampling, keep, checke
     with NaN intervals and the reason in ``inference_error``.
     """
     values, undefined = checked
-    table = metric_table(settings["threshold"], settings["epsilon"])
-    defined = [row for row in table if row[0] not in undefined]
+    table = metric_table(settings.threshold, settings.epsilon)
+    defined = [d for d in table if d.key not in undefined]
     options = {
-        "combine": settings["combine"],
-        "confidence_level": settings["confidence_level"],
-        "min_group_size": keep,
-        # the default intervals only: the old bootstrap is not reported
-        "legacy_bootstrap": False,
-        **resampling,
+        "combine": settings.combine,
+        "confidence_level": settings.confidence_level,
+        "min_group_size": settings.keep,
+        "n_resamples": resampling.n_resamples,
+        "n_permutations": resampling.n_permutations,
+        "random_state": resampling.random_state,
     }
     inferred = _infer(scores, sensitive_features, defined, options)
-    for row in inferred.values():
-        if isinstance(row, dict):
-            for legacy in ("bootstrap_low", "bootstrap_high", "bootstrap_se"):
-                row.pop(legacy, None)
-    rows = [r for r in inferred.values() if isinstance(r, dict)]
-    columns = list(dict.fromkeys(k for row in rows for k in row)) or _COLUMNS
-    out = []
-    for key, name, _, _ in table:
-        row = inferred.get(key)
-        error = row if isinstance(row, str) else None
-        if not isinstance(row, dict):
-            row = dict.fromkeys(columns, np.nan)
-            if key in values:
-                row["value"] = float(values[key])
-        if "test" in row and not isinstance(row["test"], str):
-            row["test"] = ""
-        row.update(
-            key=key,
-            metric=name,
-            undefined_reason=undefined.get(key),
-            inference_error=error,
+    return [
+        MetricResult(
+            key=d.key,
+            name=d.name,
+            value=float(values.get(d.key, np.nan)),
+            undefined_reason=undefined.get(d.key),
+            inference_error=inferred.get(d.key)
+            if isinstance(inferred.get(d.key), str)
+            else None,
+            **_inferred_fields(inferred.get(d.key)),
         )
-        out.append(row)
-    first = ["key", "metric", "value"]
-    columns = first + [c for c in columns if c not in first]
-    columns += ["undefined_reason", "inference_error"]
-    return pd.DataFrame(out, columns=columns).set_index("key")
-
-
-# -- the headline ------------------------------------------------------------------
-def _extreme(frame, column, count):
-    """(value, group) of the smallest and largest finite ``column``.
-
-    Groups with fewer than ``FEW_POSITIVES`` samples in ``count`` (the rate's
-    denominator) are left out, so that a group with one positive (TPR 0 or
-    1) does not make the headline's gap; they are listed in ``left_out``.
-    With fewer than two such groups, every group counts.
-    """
-    finite = frame[np.isfinite(frame[column].astype(float))]
-    positives = finite["n_positive"].astype(float)
-    counts = positives if count == "n_positive" else finite["size"] - positives
-    enough = finite[counts >= FEW_POSITIVES]
-    left_out = (
-        [] if len(enough) < 2 else sorted(set(finite["group"]) - set(enough["group"]))
-    )
-    if len(enough) >= 2:
-        finite = enough
-    if finite.empty:
-        return None
-    low, high = finite.loc[finite[column].idxmin()], finite.loc[finite[column].idxmax()]
-    return {
-        "value": float(high[column] - low[column]),
-        "lowest": {"group": low["group"], "rate": float(low[column])},
-        "highest": {"group": high["group"], "rate": float(high[column])},
-        "left_out": left_out,
-    }
-
-
-def _grouping_facts(frame):
-    ref = frame[frame["is_reference"]].iloc[0]
-    rates = frame["positive_rate"].astype(float).to_numpy()
-    close = _rate_closeness(rates, ref["positive_rate"])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = rates / ref["positive_rate"]  # inf where the reference selects no one
-    facts = {
-        "grouping": frame["grouping"].iloc[0],
-        "reference": {"group": ref["group"], "positive_rate": ref["positive_rate"]},
-        "worst": None,
-        "four_fifths": None,
-        "impact_ratio": None,
-        "tpr_gap": _extreme(frame, "tpr", "n_positive"),
-        "fpr_gap": _extreme(frame, "fpr", "n_negative"),
-        "_closeness": 1.0,
-    }
-    if rates.max() > 0:
-        facts["impact_ratio"] = float(rates.min() / rates.max())
-    if np.isfinite(close).any():
-        k = int(np.nanargmin(close))
-        row = frame.iloc[k]
-        facts["worst"] = {
-            "group": row["group"],
-            "size": int(row["size"]),
-            "positive_rate": float(row["positive_rate"]),
-            "positive_rate_interval": [
-                float(row["positive_rate_low"]),
-                float(row["positive_rate_high"]),
-            ],
-            "positive_rate_ratio": float(ratio[k]),
-        }
-        facts["four_fifths"] = (
-            "pass" if all(f is not False for f in frame["four_fifths"]) else "fail"
-        )
-        facts["_closeness"] = float(close[k])
-    return facts
-
-
-def threshold_facts(groups, compared_names, threshold):
-    """The threshold facts of the compared grouping with the worst ratio."""
-    candidates = [
-        _grouping_facts(groups[groups["grouping"] == name]) for name in compared_names
+        for d in table
     ]
-    facts = min(candidates, key=lambda f: f["_closeness"])
-    del facts["_closeness"]
-    return {"threshold": threshold, **facts}
 
 
-def distribution_facts(metrics, details, scores, epsilon):
-    """MCDP(0), where it is attained and the share of scores within ±ε of it."""
-    worst = details[0.0]
-    row = metrics.loc["mcdp"]
-    share = None
-    if scores is not None:
-        share = float(np.mean(np.abs(scores - worst.threshold) <= epsilon))
-    return {
-        "metric": "mcdp",
-        "value": float(row["value"]),
-        "groups": [label_text(g) for g in worst.groups],
-        "attribute": worst.attribute,
-        "score": float(worst.threshold),
-        "higher_cdf_group": label_text(worst.higher_cdf_group),
-        "epsilon": float(epsilon),
-        "share_near": share,
-        "local_value": float(metrics.loc[f"mcdp@{epsilon:g}", "value"]),
-        "pvalue": float(row["pvalue"]) if "pvalue" in row else None,
-        "test": row.get("test") or None,
-    }
+def _inferred_fields(row):
+    """The :class:`MetricResult` fields of an infer_metrics row (none if no row)."""
+    if not isinstance(row, dict):
+        return {}
+    out = {key: float(row[key]) for key in _INFERRED if key in row}
+    for key in _NAMES:
+        name = row.get(key)
+        out[key] = name if isinstance(name, str) and name else None
+    return out
+
+
+def metrics_frame(results):
+    """The metrics as a DataFrame indexed by key (:attr:`AuditReport.metrics`)."""
+    rows = []
+    for r in results:
+        row = dataclasses.asdict(r)
+        row["metric"] = row.pop("name")
+        row["pair"] = None if r.pair is None else " vs ".join(r.pair)
+        rows.append(row)
+    first = ["key", "metric", "value"]
+    columns = first + [c for c in rows[0] if c not in first]
+    return pd.DataFrame(rows, columns=columns).set_index("key")

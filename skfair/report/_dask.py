@@ -7,10 +7,10 @@ figures, HFM) is left out, with a note; see the Dask paragraph of
 
 from __future__ import annotations
 
+import dataclasses
 from itertools import combinations
 
 import numpy as np
-import pandas as pd
 
 from ..metrics import abcc, delta_dp, dkw_halfwidth, mcdp_details
 from ..metrics.inference import aggregate, dask_group_summary
@@ -21,28 +21,12 @@ from ..utils import (
     warn_small_groups,
 )
 from ._common import AUDIT_SCORE_REASON, metric_table
-from ._compute import (
-    audited_groupings,
-    distribution_facts,
-    encode_labels,
-    group_table,
-    threshold_facts,
-)
+from ._compute import audited_groupings, encode_labels, group_table
+from ._facts import AuditedData, Headline, MetricResult, Resampling
+from ._headline import distribution_facts, finish_metrics, threshold_facts
 from ._report import AuditReport
 
-# what the Dask audit does not compute (see the Dask paragraph of audit's Notes)
-_LEFT_OUT_ON_DASK = {
-    "n_resamples": 0,
-    "n_permutations": 0,
-    "hfm": None,
-    "_data": None,
-    "engine": "dask",
-}
-_EMPTY_ROW = dict.fromkeys(
-    ("value", "low", "high", "dkw_low", "dkw_high"),
-    float("nan"),
-) | {"interval": "", "pvalue": float("nan"), "test": ""}
-_EMPTY_ROW |= {"undefined_reason": None, "inference_error": None}
+_NAN = float("nan")
 
 
 def _check_groups(attributes, counts, combine, min_group_size, n):
@@ -62,17 +46,14 @@ def _check_groups(attributes, counts, combine, min_group_size, n):
             )
 
 
-def audit_dask(
-    y_true, y_score, *, sensitive_features, pos_label, reference, progress, **report
-):
+def audit_dask(y_true, y_score, *, sensitive_features, pos_label, settings, progress):
     """:func:`skfair.audit` on Dask collections (validated arguments).
 
-    ``report`` holds the audit's threshold, epsilon, confidence_level,
-    combine, min_group_size and title, which the report records as given.
+    ``settings`` are the audit's validated :class:`Settings`.
     """
     progress("groups")
     summary, sensitive, labels = dask_group_summary(
-        y_true, y_score, sensitive_features, report["threshold"]
+        y_true, y_score, sensitive_features, settings.threshold
     )
     n = summary["n"]
     if n:  # the in-memory check's error, on the extreme scores
@@ -84,12 +65,12 @@ def audit_dask(
         if labels is None
         else encode_labels(labels, labels.shape[0], pos_label)
     )
+    settings = dataclasses.replace(settings, pos_label=pos_label)
     attributes = check_sensitive_features(sensitive)
     counts = summary["count"]
-    _check_groups(attributes, counts, report["combine"], report["min_group_size"], n)
-    keep = 1 if report["min_group_size"] is None else report["min_group_size"]
+    _check_groups(attributes, counts, settings.combine, settings.min_group_size, n)
     compared, tables, left_out = audited_groupings(
-        attributes, report["combine"], keep, weights=counts
+        attributes, settings.combine, settings.keep, weights=counts
     )
     per_row = {
         "size": counts,
@@ -98,43 +79,51 @@ def audit_dask(
     }
     if y is not None:
         per_row.update(n_positive=counts * y, tp=summary["above"] * y)
-    groups = group_table(
+    groups, references = group_table(
         tables,
         per_row,
-        reference=reference,
-        confidence_level=report["confidence_level"],
+        reference=settings.reference,
+        confidence_level=settings.confidence_level,
     )
     progress("metrics")
     common = {
         "sensitive_features": sensitive_features,
-        "combine": report["combine"],
-        "min_group_size": keep,
+        "combine": settings.combine,
+        "min_group_size": settings.keep,
     }
     details = {
         eps: mcdp_details(None, y_score, epsilon=eps, **common)
-        for eps in (0.0, report["epsilon"])
+        for eps in (0.0, settings.epsilon)
     }
-    metrics = _metrics(y_score, common, compared, summary, details, report)
-    headline = {
-        "threshold": threshold_facts(
-            groups, [g.name for g in compared], report["threshold"]
-        ),
-        "distribution": distribution_facts(metrics, details, None, report["epsilon"]),
-    }
-    return AuditReport(
-        n_samples=n,
+    results = _metrics(y_score, common, compared, summary, details, settings)
+    results = finish_metrics(
+        results,
+        settings=settings,
         groups=groups,
-        metrics=metrics,
+        compared=compared,
+        details=details,
+        scores=None,
+        n_permutations=0,
+    )
+    return AuditReport(
+        settings=settings,
+        resampling=Resampling(n_resamples=0, n_permutations=0),
+        data=AuditedData(
+            n_samples=n,
+            attributes=tuple(attributes.names),
+            has_labels=y is not None,
+            engine="dask",
+            kept_groups={g.name: g.labels for g in compared},
+            left_out=tuple(left_out),
+        ),
+        groups=groups,
+        references=references,
+        metric_results=results,
         mcdp_details=details,
-        headline=headline,
-        has_labels=y is not None,
-        kept_groups={g.name: g.labels for g in compared},
-        pos_label=pos_label,
-        reference=reference,
-        left_out=left_out,
-        attributes=attributes.names,
-        **report,
-        **_LEFT_OUT_ON_DASK,
+        headline=Headline(
+            threshold_facts(groups, [g.name for g in compared], settings.threshold),
+            distribution_facts(results, details, None, settings.epsilon),
+        ),
     )
 
 
@@ -164,39 +153,45 @@ def _pair_slacks(compared, summary, threshold, confidence_level):
     return slack, levels
 
 
-def _metrics(y_score, common, compared, summary, details, report):
-    """The metrics table: exact values (Dask engines) and DKW intervals."""
-    threshold = report["threshold"]
+def _metrics(y_score, common, compared, summary, details, settings):
+    """The metrics: exact values (Dask engines) and DKW intervals."""
+    threshold = settings.threshold
     slack, levels = _pair_slacks(
-        compared, summary, threshold, report["confidence_level"]
+        compared, summary, threshold, settings.confidence_level
     )
     out = []
-    for key, name, metric, kwargs in metric_table(threshold, report["epsilon"]):
-        row = {"key": key, "metric": name, **_EMPTY_ROW}
-        out.append(row)
-        if metric == "abpc":
+    for definition in metric_table(threshold, settings.epsilon):
+        if definition.metric == "abpc":
+            out.append(MetricResult(definition.key, definition.name, _NAN))
             continue
-        if metric == "mcdp":
-            result = details[kwargs.get("epsilon", 0.0)]
+        params = definition.params
+        if definition.metric == "mcdp":
+            result = details[params.get("epsilon", 0.0)]
             value, per_pair = float(result.value), result.pair_values
         else:
-            func = delta_dp if metric == "delta_dp" else abcc
-            value = float(func(None, y_score, **common, **kwargs))
+            func = delta_dp if definition.metric == "delta_dp" else abcc
+            value = float(func(None, y_score, **common, **params))
             if len(slack) == 1:
                 per_pair = dict.fromkeys(slack, value)
-            elif metric == "delta_dp":
-                per_pair = levels[kwargs.get("threshold")]
+            elif definition.metric == "delta_dp":
+                per_pair = levels[params.get("threshold")]
             else:  # ABCC of every pair needs a pass per pair: bound it instead
                 per_pair = None
-        row["value"] = value
-        row["dkw_low"], row["dkw_high"] = _dkw_interval(value, per_pair, slack)
+        low, high = _dkw_interval(value, per_pair, slack)
         # on Dask the distribution-free interval is the report's interval
-        row["low"], row["high"], row["interval"] = (
-            row["dkw_low"],
-            row["dkw_high"],
-            "dkw",
+        out.append(
+            MetricResult(
+                definition.key,
+                definition.name,
+                value,
+                low=low,
+                high=high,
+                interval="dkw",
+                dkw_low=low,
+                dkw_high=high,
+            )
         )
-    return pd.DataFrame(out).set_index("key")
+    return out
 
 
 def _dkw_interval(value, per_pair, slack):

@@ -16,7 +16,9 @@ import io
 
 import numpy as np
 
-from ._common import AUDIT_DASK_FIGURES_ERROR, label_text
+from ..model_selection import tolerance_floor
+from ..utils import group_label_text
+from ._common import AUDIT_DASK_FIGURES_ERROR
 
 # Above this many distinct scores the threshold curve is evaluated on a grid.
 _EXACT_CURVE_UP_TO = 20_000
@@ -36,7 +38,7 @@ def draw_figures(report):
     """
     from ..plotting import check_matplotlib_support  # the one matplotlib guard
 
-    if report._data is None:
+    if report.inputs is None:
         raise ValueError(AUDIT_DASK_FIGURES_ERROR)
     plt = check_matplotlib_support("AuditReport.figures")
     context = figure_context(report)
@@ -55,8 +57,8 @@ def figure_context(report):
     ``common`` holds the arguments that select the groups (``combine`` and
     ``min_group_size``), as the report's tables used them.
     """
-    scores, _, y = report._data
-    return {"scores": scores, "y": y, "common": report.group_arguments()}
+    inputs = report.inputs
+    return {"scores": inputs.scores, "y": inputs.y, "common": report.group_arguments()}
 
 
 def _render(plt, draw, report, context, wide):
@@ -83,7 +85,7 @@ def group_cdf_figure(report, ax, context):
         None, context["scores"], ax=ax, max_points=2000, **context["common"]
     )
     result = display.mcdp_result
-    pair = " and ".join(label_text(g) for g in result.groups)
+    pair = " and ".join(group_label_text(g) for g in result.groups)
     caption = (
         "Empirical CDF of each group's scores; the black segment marks where two "
         "groups' CDFs are furthest apart (MCDP(0)), the dotted line its score."
@@ -183,48 +185,116 @@ def threshold_disparity_figure(report, ax, context):
 
 
 def tradeoff_figure(report, ax, context):
-    """Performance against ΔDP over thresholds, with the report's pick."""
-    from ..plotting import FairnessTradeoffDisplay
+    """Performance against ΔDP over thresholds, with the report's recommendation.
 
+    The candidates are the trade-off's; the excluded ones, the star (the
+    recommended threshold, if any) and the square (the audit's threshold)
+    are the report's (:class:`ThresholdAdvice`), as its tables say.
+    """
     title = "Performance–fairness trade-off over thresholds"
+    advice = report.advice
+    if advice is None:
+        return {"title": title, "caption": "", "note": "Needs true labels (y_true)."}
+    name = advice.performance.replace("_", " ")
+    share = f"{100 * advice.tolerance:g}%"
     caption = (
-        "Each point is a decision threshold t (no error bars: one model, one "
-        "test set): balanced accuracy against the gap in positive rate ΔDP at "
-        "t. Grey crosses are "
-        "thresholds at which some group's positive rate is 0 or 1, never "
-        "recommended; the star is the fairest threshold within 95% of the best "
-        "balanced accuracy."
+        f"Each point is a decision threshold t (no error bars: one model, one test "
+        f"set): {name} against the gap in positive rate ΔDP at t. Grey crosses "
+        "are thresholds at which some group with both outcomes has a positive "
+        f"rate of 0 or 1, never recommended; the square is the audit's threshold, "
+        f"the star (if any) a threshold with a smaller gap within {share} of the "
+        f"best {name}."
     )
-    if report.tradeoff is None:
-        note = "Needs true labels (y_true)."
-        return {"title": title, "caption": caption, "note": note}
-    # the report's own pick (report.to_dict()["tradeoff"]), drawn
-    display = FairnessTradeoffDisplay.from_threshold_tradeoff(report.tradeoff, ax=ax)
-    result = display.tradeoff_
-    n_excluded = int(np.sum(display.excluded))
-    if result.threshold is None:
-        pick = result.note
+    display = _advice_display(report, ax, name)
+    current, rec = advice.current, advice.recommended
+    thresholds = report.tradeoff.candidates["threshold"]
+    if rec is None:
+        pick = f"no threshold improves on the audit's {current.threshold:g}"
     else:
         pick = (
-            f"recommended t = {result.threshold:.3g} ({display.performance_name} "
-            f"{result.performance_value:.4f}, ΔDP {result.delta_dp:.4f})"
+            f"recommended t = {rec.threshold:.3g} ({name} {rec.performance:.4f}, "
+            f"ΔDP {rec.delta_dp:.4f})"
         )
     return {
         "title": title,
         "caption": caption,
         "alt": (
-            f"Scatter plot of {display.performance_name} against ΔDP for "
-            f"{len(display.excluded)} candidate thresholds; {pick}; "
-            f"{n_excluded} thresholds where a group's positive rate is 0 or 1 "
-            "are excluded."
+            f"Scatter plot of {name} against ΔDP for {len(thresholds)} candidate "
+            f"thresholds; the audit's t = {current.threshold:g} has {name} "
+            f"{current.performance:.4f} and ΔDP {current.delta_dp:.4f}; {pick}; "
+            f"{int(np.sum(display.excluded))} thresholds are excluded."
         ),
     }
 
 
+def _advice_display(report, ax, name):
+    """The trade-off's candidates with the report's exclusions, pick and square."""
+    from ..plotting import FairnessTradeoffDisplay
+
+    advice = report.advice
+    table = report.tradeoff.candidates
+    thresholds = table["threshold"].to_numpy()
+    rec = advice.recommended
+    selected = (
+        None if rec is None else int(np.flatnonzero(thresholds == rec.threshold)[0])
+    )
+    floor = None
+    if advice.best is not None:
+        floor = tolerance_floor(advice.best.performance, advice.tolerance)
+    display = FairnessTradeoffDisplay(
+        performance=table["performance"].to_numpy(dtype=np.float64),
+        unfairness=table["delta_dp"].to_numpy(dtype=np.float64),
+        candidate_names=[f"t = {t:.3g}" for t in thresholds],
+        selected=selected,
+        tolerance_floor=floor,
+        tolerance=advice.tolerance,
+        performance_name=name,
+        fairness_name=_DISPARITY,
+        excluded=np.asarray(advice.excluded, dtype=bool),
+        pick_label="recommended threshold",
+    ).plot(ax=ax)
+    current = advice.current
+    ax.plot(
+        [current.performance],
+        [current.delta_dp],
+        marker="s",
+        color="0.15",
+        linestyle="",
+        markersize=8,
+        zorder=5,
+        label="the audit's threshold",
+    )
+    if display.excluded_marker_ is not None:  # the report's rule, not the Display's
+        display.excluded_marker_.set_label(
+            "excluded: a group with both outcomes all selected or none"
+        )
+    ax.legend(  # as the Display's, with the square
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.02),
+        ncols=2,
+        fontsize="small",
+        borderaxespad=0.0,
+    )
+    _note(
+        ax,
+        f"t = {current.threshold:g} (the audit's)",
+        (current.performance, current.delta_dp),
+        dy=-14,
+    )
+    return display
+
+
 def _note(ax, text, xy, *, dy):
-    """A boxed note ``dy`` points above ``xy`` (below if negative), roomier side."""
+    """A boxed note ``dy`` points above ``xy`` (below if negative), roomier side.
+
+    Below a point in the lowest fifth of the axes the note would cover the
+    tick labels: it goes above instead.
+    """
     display = ax.transData.transform(xy)
-    right = ax.transAxes.inverted().transform(display)[0] < 0.6
+    right, up = ax.transAxes.inverted().transform(display)
+    right = right < 0.6
+    if dy < 0 and up < 0.2:
+        dy = -dy
     ax.annotate(
         text,
         xy=xy,

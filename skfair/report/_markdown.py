@@ -6,7 +6,8 @@ column or title such as ``<script>`` or ``a|b`` stays literal text.
 
 from __future__ import annotations
 
-from . import _views as views
+from . import _sentences as sentences
+from . import _tables as tables
 from ._common import markdown_text as md
 
 
@@ -19,13 +20,21 @@ def _md_table(header, rows):
 
 def render_markdown(report):
     """The report as Markdown (see :meth:`AuditReport.to_markdown`)."""
-    first, *rest = views.headline(report)
-    out = [f"# {md(report.title)}", "", md(views.lead(report)), "", f"**{md(first)}**"]
+    first, *rest = sentences.headline(report)
+    out = [
+        f"# {md(report.title)}",
+        "",
+        md(sentences.lead(report)),
+        "",
+        f"**{md(first)}**",
+    ]
     for sentence in rest:
         out += ["", md(sentence)]
-    out += ["", "## Summary", ""] + [f"- {md(s)}" for s in views.plain_summary(report)]
+    out += ["", "## Summary", ""] + [
+        f"- {md(s)}" for s in sentences.plain_summary(report)
+    ]
     out += ["", f"## Groups at the threshold {report.threshold:g}"]
-    for name, parts in views.group_tables(report):
+    for name, parts in tables.group_tables(report):
         out += ["", f"### {md(name)}"]
         for subtitle, header, rows in parts:
             out += ["", f"*{md(subtitle)}*", "", _md_table(header, rows)]
@@ -33,17 +42,20 @@ def render_markdown(report):
         "",
         "## Disparity metrics",
         "",
-        md(views.METRIC_HELP),
+        md(tables.METRIC_HELP),
         "",
-        _md_table(*views.metrics_rows(report)),
+        _md_table(*tables.metrics_rows(report)),
         "",
         "## Where MCDP is attained",
         "",
-        _md_table(*views.details_rows(report)),
+        _md_table(*tables.details_rows(report)),
     ]
-    tradeoff = views.tradeoff_rows(report)
+    tradeoff = tables.tradeoff_rows(report)
     if tradeoff is not None:
         out += ["", "## Threshold trade-off", "", _md_table(*tradeoff)]
+        out += [
+            line for s in sentences.advice_sentences(report) for line in ("", md(s))
+        ]
     if report.hfm is not None:
         values = report.hfm.to_dict()
         out += [
@@ -52,7 +64,7 @@ def render_markdown(report):
             "",
             _md_table(list(values), [[f"{v:.4f}" for v in values.values()]]),
         ]
-    out += ["", "## Methods", ""] + [f"- {md(m)}" for m in views.methods(report)]
-    out += ["", "## Notes", ""] + [f"- {md(n)}" for n in report.notes()]
-    out += ["", "Figures are in the HTML report (`to_html()`)."]
+    out += ["", "## Methods", ""] + [f"- {md(m)}" for m in sentences.methods(report)]
+    out += ["", "## Notes", ""] + [f"- {md(n)}" for n in sentences.notes(report)]
+    out += ["", "The figures are in the HTML report."]
     return "\n".join(out) + "\n"

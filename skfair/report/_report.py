@@ -7,17 +7,14 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..utils import SMALL_GROUP_SIZE, check_sensitive_features, store_params
-from ._common import AUDIT_DASK_FIGURES_ERROR, DASK_NOTE, FEW_POSITIVES, label_text
+from ..utils import group_label_text
+from ._common import AUDIT_DASK_FIGURES_ERROR
+from ._compute import metrics_frame
+from ._facts import MCDPLocation, plain
 from ._figures import draw_figures
 from ._html import render_html
 from ._markdown import render_markdown
-from ._views import headline, methods, plain_summary
-
-
-def _listed(rows, column, form):
-    """``"group (form(value))"`` of each row of a group table, comma-separated."""
-    return ", ".join(f"{g} ({form(n)})" for g, n in zip(rows["group"], rows[column]))
+from ._sentences import headline, methods, notes, plain_summary
 
 
 class AuditReport:
@@ -27,8 +24,43 @@ class AuditReport:
     the compared groupings (``combine``) with ``min_group_size`` applied
     once (see :attr:`kept_groups` and :meth:`group_arguments`).
 
+    Built by :func:`audit` from typed facts (frozen dataclasses of
+    ``skfair.report._facts``); the renderings read their fields.
+
+    Parameters
+    ----------
+    settings : Settings
+        The validated settings (title, threshold, ε, confidence level,
+        combine, min_group_size, reference, positive label).
+    resampling : Resampling
+        Bootstrap resamples, permutations and the seed.
+    data : AuditedData
+        Samples, attributes, labels or not, engine, kept and left-out groups.
+    groups : DataFrame
+        The per-group table (see ``groups`` below).
+    references : sequence of TableReference
+        Each table's reference group and how it was chosen.
+    metric_results : sequence of MetricResult
+        Each metric's value, intervals, test and pair.
+    mcdp_details : dict of float to MCDPResult
+        Where MCDP(0) and MCDP(ε) are attained.
+    headline : Headline
+        The headline's facts.
+    tradeoff : ThresholdTradeoff or None, default=None
+        The threshold trade-off (with labels, in memory).
+    advice : ThresholdAdvice or None, default=None
+        The report's recommendation from it.
+    hfm : HFMResult or None, default=None
+        HFM of the decisions.
+    inputs : AuditInputs or None, default=None
+        The validated in-memory inputs (None on Dask).
+
     Attributes
     ----------
+    settings, resampling, data, references, metric_results, inputs
+        As given (see Parameters).
+    locations : tuple of MCDPLocation
+        Where MCDP(0) and MCDP(ε) are attained, as the location table shows.
     title : str
         The report's title.
     n_samples : int
@@ -58,21 +90,28 @@ class AuditReport:
         One row per metric, indexed by key (``delta_dp``, ``delta_dp@t``,
         ``abcc``, ``abpc``, ``mcdp``, ``mcdp@ε``): value, the interval
         columns of :func:`skfair.metrics.inference.infer_metrics`, p-value,
-        test, and ``undefined_reason`` (None, or why the metric is undefined
-        on these groups; its other columns are then NaN).
+        test, ``undefined_reason`` (None, or why the metric is undefined
+        on these groups; its other columns are then NaN),
+        ``untestable_reason`` (None, or why its test cannot decide) and
+        ``pair`` (the two groups its value comes from).
     mcdp_details : dict of float to MCDPResult
         Where MCDP(0) and MCDP(ε) are attained, keyed by ε.
-    headline : dict
-        ``threshold``: the threshold facts (reference and worst group,
-        positive-rate ratio, four-fifths rule, impact ratio, TPR and FPR
-        gaps); ``distribution``: MCDP(0), where, and the share of scores
-        within ±ε of it.
+    headline : Headline
+        ``threshold``: the facts at the threshold (the reference group, the
+        most disadvantaged group clearly below it and the groups too few to
+        tell, the four-fifths rule, the impact ratio, the TPR and FPR gaps);
+        ``distribution``: MCDP(0), where, and the share of scores within ±ε
+        of it. Frozen dataclasses (``skfair.report._facts``).
     tradeoff : ThresholdTradeoff or None
         :func:`skfair.model_selection.threshold_tradeoff` on the audited
         groups (None without labels or on Dask).
     tradeoff_at_threshold : dict or None
         ``threshold``, ``performance`` and ``delta_dp`` at the audit's
         threshold.
+    advice : ThresholdAdvice or None
+        The report's recommendation from the trade-off: a threshold with a
+        smaller positive-rate gap than the audit's at ``tolerance`` of the
+        best performance, or None and why (None without labels or on Dask).
     hfm : HFMResult or None
         HFM of the decisions, when features were given.
     has_labels : bool
@@ -104,39 +143,62 @@ class AuditReport:
     def __init__(
         self,
         *,
-        title,
-        n_samples,
-        threshold,
-        epsilon,
-        confidence_level,
-        n_resamples,
-        n_permutations,
-        combine,
+        settings,
+        resampling,
+        data,
         groups,
-        metrics,
+        references,
+        metric_results,
         mcdp_details,
         headline,
-        hfm,
-        has_labels,
-        _data,
-        kept_groups,
-        pos_label=None,
-        reference=None,
         tradeoff=None,
-        tradeoff_at_threshold=None,
-        min_group_size=None,
-        left_out=(),
-        engine="numpy",
-        attributes=None,
+        advice=None,
+        hfm=None,
+        inputs=None,
     ):
-        store_params(self, locals(), exclude=("kept_groups", "left_out", "attributes"))
-        self.kept_groups = dict(kept_groups)
-        self.left_out = list(left_out)
-        self._attributes = (
-            tuple(attributes)
-            if attributes is not None
-            else tuple(check_sensitive_features(_data[1], n_samples=n_samples).names)
-        )
+        self.settings = settings
+        self.resampling = resampling
+        self.data = data
+        self.groups = groups
+        self.references = tuple(references)
+        self.metric_results = tuple(metric_results)
+        self.mcdp_details = mcdp_details
+        self.headline = headline
+        self.tradeoff = tradeoff
+        self.advice = advice
+        self.hfm = hfm
+        self.inputs = inputs
+        self.metrics = metrics_frame(self.metric_results)
+        self.locations = tuple(_location(eps, res) for eps, res in mcdp_details.items())
+
+    # -- the settings and data, by their usual names -----------------------------
+    title = property(lambda self: self.settings.title)
+    threshold = property(lambda self: self.settings.threshold)
+    epsilon = property(lambda self: self.settings.epsilon)
+    confidence_level = property(lambda self: self.settings.confidence_level)
+    combine = property(lambda self: self.settings.combine)
+    min_group_size = property(lambda self: self.settings.min_group_size)
+    reference = property(lambda self: self.settings.reference)
+    pos_label = property(lambda self: self.settings.pos_label)
+    n_resamples = property(lambda self: self.resampling.n_resamples)
+    n_permutations = property(lambda self: self.resampling.n_permutations)
+    n_samples = property(lambda self: self.data.n_samples)
+    has_labels = property(lambda self: self.data.has_labels)
+    engine = property(lambda self: self.data.engine)
+    kept_groups = property(lambda self: dict(self.data.kept_groups))
+    left_out = property(lambda self: list(self.data.left_out))
+
+    @property
+    def tradeoff_at_threshold(self):
+        """``threshold``, ``performance`` and ``delta_dp`` at the audit's threshold."""
+        if self.advice is None:
+            return None
+        current = self.advice.current
+        return {
+            "threshold": current.threshold,
+            "performance": current.performance,
+            "delta_dp": current.delta_dp,
+        }
 
     def __repr__(self):
         worst = self.metrics["value"].idxmax()
@@ -163,12 +225,12 @@ class AuditReport:
         ValueError
             For a report computed on Dask collections (no data in memory).
         """
-        if self._data is None:
+        if self.inputs is None:
             raise ValueError(AUDIT_DASK_FIGURES_ERROR)
         return {
-            "sensitive_features": self._data[1],
+            "sensitive_features": self.inputs.sensitive_features,
             "combine": self.combine,
-            "min_group_size": 1 if self.min_group_size is None else self.min_group_size,
+            "min_group_size": self.settings.keep,
         }
 
     # -- content shared by every rendering -------------------------------------
@@ -179,99 +241,17 @@ class AuditReport:
         -------
         notes : list of str
         """
-        out = []
-        if self.engine == "dask":
-            out.append(DASK_NOTE)
-        if self.left_out:
-            names = ", ".join(f"{g} (n = {s})" for _, g, s in self.left_out)
-            out.append(
-                f"Left out (min_group_size = {self.min_group_size}): {names}. "
-                "These groups are in no metric, interval, test, table or figure."
-            )
-        compared = self.groups[self.groups["grouping"].isin(list(self.kept_groups))]
-        small = compared[compared["size"] < SMALL_GROUP_SIZE]
-        if len(small):
-            out.append(
-                f"Small groups: {_listed(small, 'size', 'n = {}'.format)}. Their "
-                "rates and every interval involving them are very uncertain; "
-                "prefer the DKW interval there."
-            )
-        few = compared[compared["few_positives"] == True]  # noqa: E712
-        if len(few):
-            out.append(
-                f"Few positives (under {FEW_POSITIVES} positive labels): "
-                f"{_listed(few, 'n_positive', int)}. Their TPR and FNR rest on a "
-                "handful of samples; read the Wilson intervals."
-            )
-        for key, reason in self.metrics["undefined_reason"].dropna().items():
-            out.append(
-                f"{self.metrics.loc[key, 'metric']} is undefined on these groups "
-                f"and reported as such: {reason}"
-            )
-        out += self._interval_notes()
-        if not self.has_labels:
-            out.append(
-                "No true labels were given: base rates, TP/FP/FN/TN, TPR, FPR, "
-                "FNR, precision, the trade-off and HFM are not available."
-            )
-        elif self.tradeoff is not None and self.tradeoff.note:
-            out.append(self.tradeoff.note)
-        return out
-
-    def _interval_notes(self):
-        if self.engine == "dask":
-            return []
-        out = [
-            f"{self.metrics.loc[key, 'metric']}: no interval or p-value on these "
-            f"groups ({error})"
-            for key, error in self.metrics["inference_error"].dropna().items()
-        ]
-        if "bootstrap_low" not in self.metrics:
-            return out
-        fine = self.metrics["undefined_reason"].isna()
-        fine &= self.metrics["inference_error"].isna()
-        defined = self.metrics[fine]
-        missing = [
-            name
-            for name, low in zip(defined["metric"], defined["bootstrap_low"])
-            if not math.isfinite(low)
-        ]
-        if missing:
-            out.append(
-                f"{', '.join(missing)}: no bootstrap interval here: on some "
-                "resample a group's scores were all equal (a tiny group), where "
-                "the metric is undefined. ABCC and MCDP need no density."
-            )
-        return out
-
-    def _details_rows(self):
-        rows = []
-        for eps, res in self.mcdp_details.items():
-            where = (
-                f"at the threshold {res.threshold:.4g}"
-                if res.threshold is not None
-                else f"over the scores [{res.window[0]:.4g}, {res.window[1]:.4g}]"
-            )
-            rows.append(
-                {
-                    "epsilon": eps,
-                    "value": res.value,
-                    "attribute": res.attribute,
-                    "groups": " vs ".join(label_text(g) for g in res.groups),
-                    "where": where,
-                    "higher_cdf_group": label_text(res.higher_cdf_group),
-                }
-            )
-        return rows
+        return notes(self)
 
     def _summary(self):
         return {
             "title": self.title,
             "n_samples": self.n_samples,
-            "attributes": list(self._attributes),
+            "attributes": list(self.data.attributes),
             "threshold": self.threshold,
             "pos_label": self.pos_label,
             "reference": self.reference,
+            "references": [plain(r) for r in self.references],
             "epsilon": self.epsilon,
             "confidence_level": self.confidence_level,
             "n_resamples": self.n_resamples,
@@ -279,17 +259,37 @@ class AuditReport:
             "combine": self.combine,
             "min_group_size": self.min_group_size,
             "kept_groups": {
-                name: [label_text(g) for g in labels]
-                for name, labels in self.kept_groups.items()
+                name: [group_label_text(g) for g in labels]
+                for name, labels in self.data.kept_groups.items()
             },
-            "n_left_out": int(sum(size for *_, size in self.left_out)),
+            "n_left_out": int(sum(size for *_, size in self.data.left_out)),
             "engine": self.engine,
         }
 
     def _tradeoff_dict(self):
-        if self.tradeoff is None:
+        """The report's recommendation (``threshold`` None when there is none)."""
+        advice = self.advice
+        if advice is None:
             return None
-        return {**self.tradeoff.to_dict(), "at_threshold": self.tradeoff_at_threshold}
+        pick, best = advice.recommended, advice.best
+        return {
+            "threshold": None if pick is None else pick.threshold,
+            "performance": {
+                "name": advice.performance,
+                "value": None if pick is None else pick.performance,
+            },
+            "delta_dp": None if pick is None else pick.delta_dp,
+            "positive_rate": dict(advice.positive_rate),
+            "best": plain(best),
+            "at_threshold": plain(advice.current),
+            "tolerance": advice.tolerance,
+            "n_candidates": advice.n_candidates,
+            "n_excluded": advice.n_excluded,
+            "no_positives": list(advice.no_positives),
+            "no_negatives": list(advice.no_negatives),
+            "pos_label": advice.pos_label,
+            "note": advice.reason,
+        }
 
     # -- renderings --------------------------------------------------------------
     def to_dict(self):
@@ -306,22 +306,28 @@ class AuditReport:
             ``value`` None and an ``undefined_reason``), ``mcdp_details``,
             ``tradeoff`` (None without labels or on Dask: ``threshold``,
             ``performance`` ``{"name", "value"}``, ``positive_rate`` (group ->
-            rate), ``delta_dp``, ``best``, ``at_threshold``, ...), ``hfm``
+            rate), ``delta_dp``: the recommended threshold, None when no
+            threshold improves on the audit's, ``note`` saying why; ``best``,
+            ``at_threshold``, ``no_positives``, ...), ``hfm``
             (None without features) and ``notes``; NaN becomes None.
         """
         metrics = self.metrics.reset_index().to_dict(orient="records")
         return _plain(
             {
                 "summary": self._summary(),
-                "headline": {"text": headline(self), **self.headline},
+                "headline": {
+                    "text": headline(self),
+                    "threshold": plain(self.headline.threshold),
+                    "distribution": plain(self.headline.distribution),
+                },
                 "plain_summary": plain_summary(self),
                 "methods": methods(self),
                 "groups": self.groups.to_dict(orient="records"),
                 "metrics": metrics,
-                "mcdp_details": self._details_rows(),
+                "mcdp_details": [plain(loc) for loc in self.locations],
                 "tradeoff": self._tradeoff_dict(),
                 "hfm": None if self.hfm is None else self.hfm.to_dict(),
-                "notes": self.notes(),
+                "notes": notes(self),
             }
         )
 
@@ -373,6 +379,19 @@ class AuditReport:
             If matplotlib is not installed.
         """
         return draw_figures(self)
+
+
+def _location(eps, res):
+    """Where MCDP(ε) is attained, as an :class:`MCDPLocation`."""
+    return MCDPLocation(
+        epsilon=eps,
+        value=float(res.value),
+        attribute=res.attribute,
+        groups=tuple(group_label_text(g) for g in res.groups),
+        threshold=None if res.threshold is None else float(res.threshold),
+        window=None if res.window is None else tuple(map(float, res.window)),
+        higher_cdf_group=group_label_text(res.higher_cdf_group),
+    )
 
 
 def _plain(value):

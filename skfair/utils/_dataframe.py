@@ -34,6 +34,12 @@ LAZY_FRAME_ERROR = (
     "{what} is a lazy {library} frame ({kind}); skfair needs the data in "
     "memory. Collect it first (e.g. .collect() for a polars LazyFrame)."
 )
+NESTED_COLUMN_ERROR = (
+    "{what}: column {name!r} has the nested dtype {dtype}, one list or "
+    "struct per row; skfair reads flat columns (one label or number per "
+    "row). Unnest it first (polars: df.unnest({name!r}), "
+    "pl.col({name!r}).list.join('-')), or pass its parts as separate columns."
+)
 
 #: Columns shown in a description before the list is cut short.
 _MAX_SHOWN = 20
@@ -245,11 +251,11 @@ def replace_column(X, position, values):
         return out
     frame = as_narwhals(X)
     name = frame.columns[position]
+    # a list of Python scalars: polars cannot cast an object array to a
+    # number or boolean dtype ("cannot cast 'Object' type")
+    items = [v.item() if isinstance(v, np.generic) else v for v in values]
     new = nw.new_series(
-        name,
-        np.asarray(values, dtype=object),
-        dtype=frame.schema[name],
-        backend=frame.implementation,
+        name, items, dtype=frame.schema[name], backend=frame.implementation
     )
     return frame.with_columns(new).to_native()
 
@@ -310,9 +316,11 @@ def numeric_array(X):
     return np.column_stack(columns).astype(np.float64, copy=False)
 
 
-def _series_to_pandas(series):
+def _series_to_pandas(series, what):
     """A narwhals Series as a pandas Series, through NumPy (no PyArrow)."""
     dtype, name = series.dtype, series.name
+    if dtype.is_nested():  # a list, array or struct per row
+        raise TypeError(NESTED_COLUMN_ERROR.format(what=what, name=name, dtype=dtype))
     values = series.to_numpy()
     if dtype == nw.Enum:  # declared categories, in their order
         categories = list(dtype.categories)
@@ -340,7 +348,7 @@ def to_pandas(obj, *, what="X"):
         A dataframe or series of any library narwhals supports, or anything
         else (returned unchanged).
     what : str, default="X"
-        The argument's name, for the lazy-frame error.
+        The argument's name, for the lazy-frame and nested-column errors.
 
     Returns
     -------
@@ -350,7 +358,8 @@ def to_pandas(obj, *, what="X"):
     Raises
     ------
     TypeError
-        For a lazy frame (:data:`LAZY_FRAME_ERROR`).
+        For a lazy frame (:data:`LAZY_FRAME_ERROR`), or a column of a nested
+        dtype, such as a polars ``Struct`` or ``List`` (:data:`NESTED_COLUMN_ERROR`).
 
     Examples
     --------
@@ -364,8 +373,8 @@ def to_pandas(obj, *, what="X"):
     if wrapped is None:
         return obj
     if isinstance(wrapped, nw.Series):
-        return _series_to_pandas(wrapped)
-    columns = [_series_to_pandas(wrapped[name]) for name in wrapped.columns]
+        return _series_to_pandas(wrapped, what)
+    columns = [_series_to_pandas(wrapped[name], what) for name in wrapped.columns]
     if not columns:
         return pd.DataFrame(index=pd.RangeIndex(len(wrapped)))
     return pd.concat(columns, axis=1)

@@ -5,8 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from ._dataframe import check_not_lazy, numpy_columns
-from ._sensitive import select_sensitive
+from ._sensitive_spec import select_sensitive
 
+NON_NUMERIC_FEATURE_ERROR = (
+    "{estimator} needs numeric features, but column(s) {columns} of X are not "
+    "numeric. Encode them first (e.g. a OneHotEncoder in a Pipeline, or "
+    "skfair.datasets' HFM encoder){hint}."
+)
+NON_NUMERIC_SENSITIVE_HINT = (
+    ", or set sensitive_as_feature=False so that the sensitive column(s) are "
+    "used only to define the groups"
+)
 NO_FEATURES_ERROR = (
     "{estimator}: X has {n_features} feature(s), all of them sensitive "
     "({names}); with sensitive_as_feature=False no feature is left to learn "
@@ -56,8 +65,7 @@ class BinaryDecisionMixin(SensitiveColumnsMixin):
     def _check_features_left(self, n_left, n_features):
         """Raise :data:`NO_FEATURES_ERROR` when the model has no column left."""
         if n_left == 0:
-            names = getattr(self, "feature_names_in_", None)
-            names = [f"x{k}" for k in range(n_features)] if names is None else names
+            names = self._feature_names(n_features)
             raise ValueError(
                 NO_FEATURES_ERROR.format(
                     estimator=type(self).__name__,
@@ -65,6 +73,27 @@ class BinaryDecisionMixin(SensitiveColumnsMixin):
                     names=[str(name) for name in names],
                 )
             )
+
+    def _feature_names(self, n_features):
+        """The names of X's columns: ``feature_names_in_``, else ``x<k>``."""
+        names = getattr(self, "feature_names_in_", None)
+        return [f"x{k}" for k in range(n_features)] if names is None else names
+
+    def _non_numeric_error(self, bad, sensitive, n_features):
+        """:data:`NON_NUMERIC_FEATURE_ERROR` for the columns at positions ``bad``.
+
+        ``sensitive`` holds the sensitive columns' positions: when one of them
+        is among ``bad``, the message says that it need not be a feature.
+        """
+        names = self._feature_names(n_features)
+        hint = NON_NUMERIC_SENSITIVE_HINT if set(sensitive).intersection(bad) else ""
+        return ValueError(
+            NON_NUMERIC_FEATURE_ERROR.format(
+                estimator=type(self).__name__,
+                columns=[str(names[k]) for k in bad],
+                hint=hint,
+            )
+        )
 
     def predict_proba(self, X):
         """Class probabilities, a monotone map of :meth:`decision_function`.

@@ -11,6 +11,8 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from ._dataframe import check_not_lazy
+
 NON_FINITE_ERROR = (
     "{name} contains {what}; every score must be a finite number. "
     "Got {count} non-finite value(s), the first at position {first}."
@@ -88,6 +90,7 @@ def column_1d(values, *, name):
     >>> column_1d([["a"], ["b"]], name="y_true")
     array(['a', 'b'], dtype='<U1')
     """
+    _check_not_lazy(values, name)
     array = np.asarray(values)
     if array.ndim == 2 and array.shape[1] == 1:
         array = array[:, 0]
@@ -259,6 +262,8 @@ def check_same_length(first, second, *, first_name, second_name):
     --------
     >>> check_same_length([1, 2], [1, 2], first_name="a", second_name="b")
     """
+    _check_not_lazy(first, first_name)
+    _check_not_lazy(second, second_name)
     n_first, n_second = _num_samples(first), _num_samples(second)
     if n_first != n_second:
         raise ValueError(
@@ -269,6 +274,16 @@ def check_same_length(first, second, *, first_name, second_name):
                 second_len=n_second,
             )
         )
+
+
+def _check_not_lazy(values, name):
+    """Refuse a lazy frame as ``name`` (:data:`~skfair.utils.LAZY_FRAME_ERROR`).
+
+    NumPy would wrap it as a 0-d object array, whose shape error does not
+    say that the frame must be collected.
+    """
+    if not isinstance(values, (np.ndarray, pd.Series, pd.DataFrame, list, tuple)):
+        check_not_lazy(values, what=name)
 
 
 def _num_samples(x):
@@ -479,7 +494,7 @@ def check_sample_weight_1d(sample_weight, n_samples, *, against="X"):
         raise ValueError(SAMPLE_WEIGHT_ERROR.format(problem="got NaN or infinity"))
     if (weights < 0).any():
         raise ValueError(SAMPLE_WEIGHT_ERROR.format(problem="got negative weights"))
-    if not weights.sum() > 0:
+    if not weights.any():  # non-negative: a zero sum (a sum may overflow)
         raise ValueError(SAMPLE_WEIGHT_ERROR.format(problem="the weights sum to zero"))
     return weights
 

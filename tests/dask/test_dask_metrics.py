@@ -1,7 +1,7 @@
 """Dask inputs give exactly the in-memory metrics (issue 15).
 
 Every test runs on a small in-process ``distributed.LocalCluster``. The
-engines are reached through ``skfair.utils._dask.dask_dispatch`` applied here
+engines are reached through ``skfair.metrics._dask.dask_dispatch`` applied here
 to the public functions (a no-op wrapper if they are already decorated).
 """
 
@@ -18,8 +18,8 @@ import dask.array as da  # noqa: E402
 import dask.dataframe as dd  # noqa: E402
 
 import skfair.metrics as M  # noqa: E402
-from skfair.metrics import _dask_engine  # noqa: E402
-from skfair.metrics._dask_engine import (  # noqa: E402
+from skfair.metrics._dask import _passes, dask_dispatch  # noqa: E402
+from skfair.metrics._dask._inputs import (  # noqa: E402
     DASK_SAMPLE_WEIGHT_ERROR,
     PARTITION_COUNT_ERROR,
     PARTITION_INDEX_ERROR,
@@ -28,7 +28,7 @@ from skfair.metrics._dask_engine import (  # noqa: E402
     PARTITION_NAN_SENSITIVE_ERROR,
     PARTITION_NON_FINITE_ERROR,
 )
-from skfair.utils._dask import MIXED_INPUT_ERROR, dask_dispatch  # noqa: E402
+from skfair.utils import MIXED_INPUT_ERROR  # noqa: E402
 
 EPSILONS = [0.0, 1e-3, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0]
 
@@ -100,7 +100,7 @@ CASES = [
 @pytest.mark.parametrize(("seed", "n", "n_groups", "n_parts", "n_bins"), CASES)
 def test_mcdp_curve_equals_numpy(monkeypatch, seed, n, n_groups, n_parts, n_bins):
     if n_bins is not None:
-        monkeypatch.setattr(_dask_engine, "N_BINS", n_bins)
+        monkeypatch.setattr(_passes, "N_BINS", n_bins)
     rng = np.random.default_rng(seed)
     y, s = make_data(rng, n, n_groups, atoms=seed % 3 != 2)
     chunks = uneven_chunks(rng, n, n_parts)
@@ -127,7 +127,7 @@ def test_mcdp_curve_equals_numpy(monkeypatch, seed, n, n_groups, n_parts, n_bins
 
 @pytest.mark.parametrize("seed", [10, 11])
 def test_mcdp_details_on_dataframes(monkeypatch, seed):
-    monkeypatch.setattr(_dask_engine, "N_BINS", 1 << 5)
+    monkeypatch.setattr(_passes, "N_BINS", 1 << 5)
     rng = np.random.default_rng(seed)
     n = 800
     y, s = make_data(rng, n, 3)
@@ -202,7 +202,7 @@ def test_scores_outside_unit_interval_at_epsilon_zero():
 
 @pytest.mark.parametrize(("seed", "n_parts"), [(20, 1), (21, 3), (22, 17)])
 def test_approx_abcc_delta_dp_equal_numpy(monkeypatch, seed, n_parts):
-    monkeypatch.setattr(_dask_engine, "N_BINS", 1 << 7)
+    monkeypatch.setattr(_passes, "N_BINS", 1 << 7)
     rng = np.random.default_rng(seed)
     n = 1000
     y, s = make_data(rng, n, 2 + seed % 3)
@@ -306,7 +306,7 @@ def test_group_gaps_count_samples_not_distinct_rows(name):
 
 
 def test_many_string_groups_count_samples_not_distinct_rows():
-    from skfair.utils._sensitive import CONTINUOUS_SENSITIVE_ERROR
+    from skfair.utils import CONTINUOUS_SENSITIVE_ERROR
 
     # 51 string groups of 100 samples: the engines see about one distinct row
     # per group, which the rule on the mean group size must not count as
@@ -427,7 +427,7 @@ def test_other_bad_input():
 
 @pytest.mark.parametrize("bad", [0, -1, 2.5, True])
 def test_invalid_min_group_size_raises_like_numpy(bad):
-    from skfair.utils._sensitive import MIN_GROUP_SIZE_ERROR
+    from skfair.utils import MIN_GROUP_SIZE_ERROR
 
     y = np.linspace(0, 1, 20)
     s = np.arange(20) % 2
@@ -443,23 +443,38 @@ def test_invalid_min_group_size_raises_like_numpy(bad):
 
 
 def test_numpy_inputs_never_reach_the_engine(monkeypatch):
-    import skfair.utils._dask as dispatch
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import skfair.metrics._dask._dispatch as dispatch
+    import skfair.utils._dask as detection
 
     def refuse(name):
-        raise AssertionError(f"imported {name} for NumPy inputs")
+        raise AssertionError(f"looked up the {name} engine for NumPy inputs")
 
-    monkeypatch.setattr(dispatch.importlib, "import_module", refuse)
+    monkeypatch.setattr(dispatch, "dask_engine", refuse)
     value = on_dask("mcdp")(
         None, [0.1, 0.4, 0.3, 0.9], sensitive_features=[0, 0, 1, 1], min_group_size=1
     )
     assert value == 0.5
-    from pathlib import Path
-
-    source = (
-        Path(dispatch.__file__).read_text() + Path(_dask_engine.__file__).read_text()
+    # a fresh interpreter: NumPy calls load neither the engines nor Dask
+    code = (
+        "import sys; import skfair.metrics as M; "
+        "M.mcdp(None, [0.1, 0.4, 0.3, 0.9], sensitive_features=[0, 0, 1, 1], "
+        "min_group_size=1); "
+        "print(sorted(m for m in sys.modules if m.startswith(('dask', "
+        "'skfair.metrics._dask._mcdp', 'skfair.metrics._dask._gaps'))))"
     )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
+    files = [Path(detection.__file__), *Path(dispatch.__file__).parent.glob("*.py")]
+    source = "".join(f.read_text() for f in files)
     assert "\nimport dask" not in source and "\nfrom dask" not in source
     assert "\nimport distributed" not in source
+    assert "import_module" not in source  # no string imports
 
 
 # ---------------------------------------------------------------------------

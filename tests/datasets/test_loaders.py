@@ -82,7 +82,8 @@ SENSITIVE = {
     "bank": ["age"],
 }
 
-# SHA-256 of the uncompressed CSV files, from /work/shared/data/manifest.json.
+# SHA-256 of the uncompressed CSV files as they were bundled (a file changed by
+# accident, e.g. re-exported with other quoting, fails here).
 CONTENT_SHA256 = {
     "adult.csv.gz": "d6362d8cb6d5ececd0b8bffc9db874989768ec3d10f2e9fb0df602f598cafb3f",
     "bank.csv.gz": "09de0bb208744ae3f9856b3cdf80c47bc249e651fb3f42d21aff19f927e61f5a",

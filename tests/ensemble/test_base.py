@@ -12,8 +12,11 @@ import pytest
 from skfair.ensemble import AdaFairClassifier, FairGBMClassifier
 from skfair.ensemble._base import NON_FINITE_FEATURE_ERROR
 from skfair.ensemble._fairgbm import FAIRGBM_MISSING_ERROR
-from skfair.utils import SmallGroupWarning
-from skfair.utils._sensitive import CONTINUOUS_SENSITIVE_ERROR, TOO_FEW_GROUPS_ERROR
+from skfair.utils import (
+    CONTINUOUS_SENSITIVE_ERROR,
+    TOO_FEW_GROUPS_ERROR,
+    SmallGroupWarning,
+)
 
 
 def _make(cls, **params):

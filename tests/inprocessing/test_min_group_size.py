@@ -8,8 +8,7 @@ from scipy.special import expit
 from sklearn.metrics import log_loss
 
 from skfair.inprocessing import FairLGBMClassifier, FairMLPClassifier, fairness_penalty
-from skfair.utils import SmallGroupWarning
-from skfair.utils._sensitive import TOO_FEW_GROUPS_ERROR
+from skfair.utils import TOO_FEW_GROUPS_ERROR, SmallGroupWarning
 
 
 def _data(n_small=12, seed=0):

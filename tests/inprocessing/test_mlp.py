@@ -10,9 +10,13 @@ from sklearn.utils._param_validation import InvalidParameterError
 from skfair.inprocessing import FairMLPClassifier
 from skfair.metrics import make_mcdp_scorer, mcdp
 from skfair.model_selection import fairest_within
-from skfair.utils._estimator import NO_FEATURES_ERROR
-from skfair.utils._sensitive import TOO_FEW_GROUPS_ERROR
-from skfair.utils._validation import ONLY_BINARY_ERROR
+from skfair.utils import (
+    NO_FEATURES_ERROR,
+    NON_NUMERIC_FEATURE_ERROR,
+    NON_NUMERIC_SENSITIVE_HINT,
+    ONLY_BINARY_ERROR,
+    TOO_FEW_GROUPS_ERROR,
+)
 
 
 def _data(n=600, seed=0):
@@ -105,8 +109,15 @@ def test_dataframe_with_string_groups_and_labels():
     assert list(model.feature_names_in_) == ["x1", "sex", "x2"]
     assert model.coefs_[0].shape == (2, 8)  # sex is not a model input
     assert set(model.predict(frame)) <= {"no", "yes"}
-    with pytest.raises(ValueError, match="could not convert string"):
+    # the string column is named, and why it is a model input at all
+    message = NON_NUMERIC_FEATURE_ERROR.format(
+        estimator="FairMLPClassifier",
+        columns=["sex"],
+        hint=NON_NUMERIC_SENSITIVE_HINT,
+    )
+    with pytest.raises(ValueError) as caught:
         clone(model).set_params(sensitive_as_feature=True).fit(frame, labels)
+    assert str(caught.value) == message
 
 
 def test_sensitive_as_feature_uses_the_column():

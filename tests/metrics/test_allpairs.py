@@ -2,7 +2,7 @@
 
 The oracles below are the engine as it was before the all-pairs kernels: the
 group CDFs as a dense (n_groups, n_points) matrix of masked running sums, the
-gap of every pair at every distinct score, and :func:`_pair_exact` (or the
+gap of every pair at every distinct score, and :func:`mcdp_pair_exact` (or the
 dense formulas) on each pair's row.
 """
 
@@ -10,19 +10,23 @@ import numpy as np
 import pytest
 
 from skfair.metrics import mcdp, mcdp_curve, mcdp_details
-from skfair.metrics._allpairs import (
-    cell_bounds,
-    grid_bounds,
+from skfair.metrics._base import aggregate
+from skfair.metrics._kernels import (
+    PairGap,
     group_steps,
-    max_over_pairs,
+    mcdp_pair_exact,
+    pair_gap,
     pairs_mcdp,
-    support_sizes,
+    sort_scores,
     window_plan,
 )
-from skfair.metrics._base import aggregate
-from skfair.metrics._ecdf import PairGap, pair_gap, sort_scores
-from skfair.metrics._mcdp import _pair_exact
-from skfair.metrics._uncertainty import _prepare, _spec
+from skfair.metrics._kernels._allpairs import (
+    cell_bounds,
+    grid_bounds,
+    max_over_pairs,
+    support_sizes,
+)
+from skfair.metrics.inference import metric_spec, shared_sort
 
 EPSILONS = (0.0, 0.05, 0.3)
 
@@ -61,14 +65,16 @@ def _dense_pairs(resampler, w_pos, cell_pos, spec):
         return np.abs(gap).max(axis=1)
     return np.array(
         [
-            _pair_exact(PairGap(resampler.points, row, 1.0, 0, 1), eps, "exact")[0]
+            mcdp_pair_exact(PairGap(resampler.points, row, 1.0, 0, 1), eps, "exact")[0]
             for row in gap
         ]
     )
 
 
 def _specs():
-    return [_spec("abcc", None)] + [_spec("mcdp", {"epsilon": e}) for e in EPSILONS]
+    return [metric_spec("abcc", None)] + [
+        metric_spec("mcdp", {"epsilon": e}) for e in EPSILONS
+    ]
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -77,7 +83,9 @@ def _specs():
 def test_resampler_equals_dense_pairs(seed, n_groups, weighted):
     scores, groups, weights = _data(seed, n_groups, weighted=weighted)
     specs = _specs()
-    _, resampler = _prepare(None, scores, groups, weights, "intersection", specs, 1)
+    _, resampler = shared_sort(
+        (None, scores, groups, weights, "intersection"), specs, 1
+    )
     rng = np.random.default_rng(seed)
     base = np.ones(resampler.n) if weights is None else resampler.w_sorted
     counts = rng.multinomial(resampler.n, np.full(resampler.n, 1 / resampler.n))
@@ -103,8 +111,8 @@ def test_resampler_equals_dense_pairs(seed, n_groups, weighted):
 @pytest.mark.parametrize("seed", range(3))
 def test_mean_aggregation_equals_dense_pairs(seed):
     scores, groups, _ = _data(seed, 7)
-    specs = [_spec("mcdp", {"epsilon": 0.05, "agg": "mean"})]
-    _, resampler = _prepare(None, scores, groups, None, "intersection", specs, 1)
+    specs = [metric_spec("mcdp", {"epsilon": 0.05, "agg": "mean"})]
+    _, resampler = shared_sort((None, scores, groups, None, "intersection"), specs, 1)
     w_pos = np.ones(resampler.n)
     expected = _dense_pairs(resampler, w_pos, resampler.cell_sorted, specs[0])
     value = resampler.values(w_pos, resampler.cell_sorted, specs)[0]
@@ -115,8 +123,8 @@ def test_mean_aggregation_equals_dense_pairs(seed):
 @pytest.mark.parametrize("epsilon", [0.01, 0.05, 0.3, 0.6])
 def test_bounds_hold_and_pruning_is_exact(seed, epsilon):
     scores, groups, _ = _data(seed, 9, n=400, ties=seed % 2 == 0)
-    spec = _spec("mcdp", {"epsilon": epsilon})
-    _, resampler = _prepare(None, scores, groups, None, "intersection", [spec], 1)
+    spec = metric_spec("mcdp", {"epsilon": epsilon})
+    _, resampler = shared_sort((None, scores, groups, None, "intersection"), [spec], 1)
     codes = resampler.cell_to_group[0][resampler.cell_sorted]
     steps = group_steps(
         resampler.point_of, codes, 9, resampler.padded.shape[0], np.ones(resampler.n)
@@ -137,12 +145,12 @@ def test_bounds_hold_and_pruning_is_exact(seed, epsilon):
 
 
 def _per_pair_details(scores, groups, epsilon, weights=None):
-    """The former public path: one merged pair gap and ``_pair_exact`` per pair."""
+    """The former public path: one merged pair gap and ``mcdp_pair_exact`` per pair."""
     labels, codes = np.unique(groups, return_inverse=True)
     ordered = sort_scores(scores, codes, labels.shape[0], weights)
     out = {}
     for a, b in zip(*np.triu_indices(labels.shape[0], 1)):
-        res = _pair_exact(pair_gap(ordered, a, b), epsilon, "exact")
+        res = mcdp_pair_exact(pair_gap(ordered, a, b), epsilon, "exact")
         out[("sensitive_features", labels[a], labels[b])] = res
     return out
 

@@ -15,11 +15,11 @@ from skfair.metrics._discriminative_risk import (
     _disturb,
     discriminative_risk,
 )
-from skfair.utils import SmallGroupWarning
-from skfair.utils._sensitive import (
+from skfair.utils import (
     PRIVILEGED_KEYS_ERROR,
     PRIVILEGED_TYPE_ERROR,
     PRIVILEGED_UNKNOWN_ERROR,
+    SmallGroupWarning,
 )
 
 # Most cases compare a handful of samples on purpose.
@@ -276,3 +276,39 @@ def test_min_group_size_leaves_rare_values_out():
     )
     assert kept.tolist() == [True] * 60 + [False] * 2
     assert disturbed["s"].tolist() == ["b"] * 30 + ["a"] * 30 + ["c"] * 2
+
+
+@pytest.mark.parametrize("kind", ["int", "bool"])
+def test_numeric_and_boolean_sensitive_columns_in_every_library(constructor, kind):
+    # polars refused to cast the disturbed labels ("cannot cast 'Object' type")
+    rng = np.random.default_rng(0)
+    n = 400
+    codes = rng.integers(0, 3, n)
+    sensitive = codes if kind == "int" else codes > 0
+    x = rng.normal(size=n)
+    y = (x + codes > 1.0).astype(int)
+    columns = {"x": x, "s": sensitive}
+    model = LogisticRegression().fit(pd.DataFrame(columns).to_numpy(float), y)
+
+    class OnValues(ClassifierMixin, BaseEstimator):
+        def predict(self, X):
+            values = np.column_stack([np.asarray(X[name]) for name in ("x", "s")])
+            return model.predict(values.astype(float))
+
+    X = constructor(columns)
+    dr = discriminative_risk(OnValues(), X, sensitive="s", random_state=0)
+    expected = discriminative_risk(
+        OnValues(), pd.DataFrame(columns), sensitive="s", random_state=0
+    )
+    assert dr == expected
+    assert 0.0 < dr < 1.0
+
+
+def test_huge_weights_give_the_unweighted_share():
+    # weights of 1e308 summed to infinity: np.average returned NaN
+    X = data(300)
+    model = ColumnValue(column=1)  # predicts the "sex" column itself
+    options = {"sensitive": "sex", "privileged": "m", "random_state": 0}
+    plain = discriminative_risk(model, X, **options)
+    huge = discriminative_risk(model, X, sample_weight=np.full(300, 1e308), **options)
+    assert huge == pytest.approx(plain) and 0.0 < plain < 1.0

@@ -21,8 +21,12 @@ from skfair.metrics import (
     predictive_quality_parity_gap,
 )
 from skfair.metrics._base import GRID_TOO_LARGE_ERROR, MAX_GRID_POINTS
-from skfair.metrics._distribution import _direct_kde
-from skfair.metrics._kde import DEGENERATE_GROUP_ERROR, binned_kde, kde_bandwidth
+from skfair.metrics._kernels import (
+    DEGENERATE_GROUP_ERROR,
+    binned_kde,
+    direct_kde,
+    kde_bandwidth,
+)
 from skfair.utils import SmallGroupWarning
 
 # Most cases compare a handful of samples on purpose.
@@ -175,7 +179,7 @@ def test_binned_kde_tiny_bandwidth_uses_exact_truncated_sum():
     bandwidth = 1e-6  # the fine grid would be huge: exact truncated sum
     np.testing.assert_allclose(
         binned_kde(x, None, bandwidth, grid),
-        _direct_kde(x, None, bandwidth, grid),
+        direct_kde(x, None, bandwidth, grid),
         rtol=1e-9,
         atol=1e-6,
     )
@@ -190,7 +194,7 @@ def test_weighted_bandwidth_matches_scipy():
     )
     grid = np.linspace(0, 1, 101)
     np.testing.assert_allclose(
-        _direct_kde(x, w, kde_bandwidth(x, w, "scott", label=0), grid), kde(grid)
+        direct_kde(x, w, kde_bandwidth(x, w, "scott", label=0), grid), kde(grid)
     )
 
 
@@ -399,7 +403,7 @@ def test_public_vocabulary():
                 assert params[keyword].default is None, (function.__name__, keyword)
             if kind == "y_pred":
                 assert "pos_label" in params and "privileged" in params
-    # hfm keeps the paper's X first (DESIGN.md); no pos_label or weights, by design.
+    # hfm keeps the paper's argument order (X first); it takes no pos_label or weights.
     assert list(inspect.signature(m.hfm).parameters)[:3] == ["X", "y_true", "y_pred"]
     assert "min_group_size" in inspect.signature(m.hfm).parameters
     dr = inspect.signature(m.discriminative_risk).parameters

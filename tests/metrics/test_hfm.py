@@ -26,13 +26,13 @@ from skfair.metrics._hfm import (
     hfm,
     hfm_distances,
 )
-from skfair.metrics._nearest import (
+from skfair.metrics._kernels._nearest import (
     ALGORITHM_ERROR,
     _dedupe,
     _gemm_nearest,
     nearest_other_group,
 )
-from skfair.utils._sensitive import TOO_FEW_GROUPS_ERROR
+from skfair.utils import TOO_FEW_GROUPS_ERROR
 from skfair.utils._validation import LENGTH_MISMATCH_ERROR
 
 # Most cases compare a handful of samples on purpose.
@@ -262,7 +262,7 @@ def test_dedupe_merges_rows_and_survives_hash_collisions(monkeypatch):
     # With all multipliers equal, [1, 2] and [2, 1] collide: the exact
     # fallback must still keep them apart.
     monkeypatch.setattr(
-        "skfair.metrics._nearest._hash_multipliers",
+        "skfair.metrics._kernels._nearest._hash_multipliers",
         lambda dim: np.ones(dim, dtype=np.uint64),
     )
     Zu, codes_u, inverse = _dedupe(Z, codes)

@@ -5,28 +5,26 @@ import pytest
 from scipy import stats
 
 from skfair.metrics import (
-    _bands,
     abcc,
     delta_dp,
     disparity_test,
     mcdp,
     metric_confidence_interval,
 )
-from skfair.metrics._bands import BandData, critical_value
-from skfair.metrics._intervals import (
+from skfair.metrics._confidence import CLOSED_FORM_METRIC_ERROR
+from skfair.metrics._disparity_test import CLOSED_FORM_TEST_ERROR
+from skfair.metrics.inference import (
+    _bands,
     fold_abs,
+    infer_metrics,
+    metric_spec,
     newcombe_interval,
-    summarise_groups,
+    shared_sort,
     welch_interval,
     wilson_interval,
 )
-from skfair.metrics._uncertainty import (
-    CLOSED_FORM_METRIC_ERROR,
-    CLOSED_FORM_TEST_ERROR,
-    _prepare,
-    _spec,
-)
-from skfair.metrics.inference import infer_metrics, metric_spec
+from skfair.metrics.inference._bands import BandData, critical_value
+from skfair.metrics.inference._intervals import summarise_groups
 from skfair.utils import SmallGroupWarning
 
 Z95 = stats.norm.isf(0.025)
@@ -173,8 +171,8 @@ def test_band_maxima_against_brute_force(n_groups, monkeypatch):
     sizes = [7, 5, 6][:n_groups]
     y = np.round(rng.random(sum(sizes)), 1)  # ties
     g = np.repeat(np.arange(n_groups), sizes)
-    specs = [_spec("mcdp", {}), _spec("abcc", {})]
-    _, resampler = _prepare(None, y, g, None, "intersection", specs, 1)
+    specs = [metric_spec("mcdp", {}), metric_spec("abcc", {})]
+    _, resampler = shared_sort((None, y, g, None, "intersection"), specs, 1)
     band = BandData(resampler, ["sup", "l1"])
     idx = [
         rng.choice(np.flatnonzero(g == k), (3, n), replace=True)
@@ -350,9 +348,6 @@ def test_infer_metrics_rows():
         "low",
         "high",
         "interval",
-        "bootstrap_low",
-        "bootstrap_high",
-        "bootstrap_se",
         "dkw_low",
         "dkw_high",
         "pvalue",
@@ -381,9 +376,6 @@ def test_infer_metrics_rows():
             assert row["low"] == 0.0
     ci = metric_confidence_interval(None, y, sensitive_features=g, metric="delta_dp")
     assert (rows[0]["low"], rows[0]["high"]) == pytest.approx((ci.low, ci.high))
-    lean = infer_metrics(y, g, specs, legacy_bootstrap=False, **common)
-    assert np.isnan(lean[2]["bootstrap_low"])
-    assert lean[2]["high"] == pytest.approx(rows[2]["high"])  # same resamples
 
 
 # -- review fixes ------------------------------------------------------------------
@@ -419,7 +411,6 @@ def test_mean_and_area_intervals_are_not_clipped_at_one_for_wide_scores():
         min_group_size=1,
     )
     assert rows[0]["low"] < rows[0]["value"] < rows[0]["high"]
-    assert rows[0]["bootstrap_low"] < rows[0]["value"] < rows[0]["bootstrap_high"]
     # DKW integrates the CDF gap over [0, 1]: no bound for ABCC off [0, 1]
     assert np.isnan(rows[0]["dkw_low"]) and rows[1]["dkw_low"] <= rows[1]["value"]
 

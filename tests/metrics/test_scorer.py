@@ -2,6 +2,7 @@
 
 import inspect
 import pickle
+import re
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,7 @@ from sklearn.model_selection import (
 )
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OrdinalEncoder
+from sklearn.svm import LinearSVC
 
 from skfair.datasets import load_adult
 from skfair.metrics import (
@@ -34,7 +36,13 @@ from skfair.metrics import (
 )
 from skfair.metrics._scorer import MISSING_SENSITIVE_ERROR
 from skfair.model_selection import fairest_within
-from skfair.utils import SmallGroupWarning
+from skfair.utils import (
+    NO_RESPONSE_METHOD_ERROR,
+    POSITIVE_CLASS_NEEDED_ERROR,
+    POSITIVE_CLASS_UNKNOWN_ERROR,
+    SmallGroupWarning,
+    positive_class_scores,
+)
 
 CV = StratifiedKFold(5, shuffle=True, random_state=0)
 
@@ -378,13 +386,41 @@ def test_delta_dp_on_predictions_is_the_positive_rate_gap(labels, pos_label, pos
 
 
 def test_several_classes_need_a_valid_pos_label():
+    # the scores come from skfair.utils.positive_class_scores, with its errors
     X, _ = toy()
     y = np.random.default_rng(1).integers(0, 3, len(X))
     model = LogisticRegression().fit(X, y)
-    with pytest.raises(ValueError, match="pass pos_label"):
+    needed = POSITIVE_CLASS_NEEDED_ERROR.format(
+        estimator="LogisticRegression", n_classes=3, classes=[0, 1, 2]
+    )
+    with pytest.raises(ValueError, match=re.escape(needed)):
         make_delta_dp_scorer(sensitive="g", response_method="predict")(model, X, y)
-    with pytest.raises(ValueError, match="not one of classes_"):
+    unknown = POSITIVE_CLASS_UNKNOWN_ERROR.format(
+        pos_label=5, estimator="LogisticRegression", classes=[0, 1, 2]
+    )
+    with pytest.raises(ValueError, match=re.escape(unknown)):
         make_mcdp_scorer(sensitive="g", pos_label=5)(model, X, y)
+
+
+def test_scores_are_those_of_positive_class_scores():
+    X, y = toy()
+    model = LinearSVC().fit(X, y)  # no predict_proba
+    margin = model.decision_function(X)
+    scorer = make_mcdp_scorer(sensitive="g", response_method="decision_function")
+    assert scorer(model, X, y) == -mcdp(None, margin, sensitive_features=X["g"])
+    scorer = make_mcdp_scorer(
+        sensitive="g", response_method="decision_function", pos_label=0
+    )
+    scores, _ = positive_class_scores(
+        model, X, response_method="decision_function", pos_label=0
+    )
+    np.testing.assert_array_equal(scores, -margin)
+    assert scorer(model, X, y) == -mcdp(None, scores, sensitive_features=X["g"])
+    missing = NO_RESPONSE_METHOD_ERROR.format(
+        estimator="LinearSVC", methods=["predict_proba"]
+    )
+    with pytest.raises(AttributeError, match=re.escape(missing)):
+        make_mcdp_scorer(sensitive="g")(model, X, y)
 
 
 def test_routing_sensitive_features_and_sample_weight():

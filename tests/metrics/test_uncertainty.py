@@ -1,4 +1,4 @@
-"""Confidence intervals and tests of "no disparity" (skfair.metrics._uncertainty)."""
+"""Confidence intervals and tests of "no disparity" (skfair.metrics.inference)."""
 
 import re
 from dataclasses import asdict
@@ -16,20 +16,20 @@ from skfair.metrics import (
     mcdp,
     metric_confidence_interval,
 )
-from skfair.metrics._uncertainty import (
+from skfair.metrics._confidence import (
     BOOTSTRAP_METHOD_ERROR,
-    CONFIDENCE_LEVEL_ERROR,
     DKW_METRIC_ERROR,
     DKW_WEIGHT_ERROR,
     INTERVAL_METHOD_ERROR,
-    KS_ERROR,
+)
+from skfair.metrics._disparity_test import KS_ERROR, TEST_METHOD_ERROR
+from skfair.metrics.inference import metric_spec, shared_sort
+from skfair.metrics.inference._resampling import resampled_statistic
+from skfair.metrics.inference._specs import (
+    CONFIDENCE_LEVEL_ERROR,
     METRIC_ERROR,
     METRIC_PARAMS_ERROR,
     N_RESAMPLES_ERROR,
-    TEST_METHOD_ERROR,
-    _prepare,
-    _spec,
-    _statistic,
 )
 from skfair.utils._validation import OUT_OF_UNIT_INTERVAL_ERROR
 
@@ -71,11 +71,11 @@ def test_one_sort_engine_equals_the_metric_on_each_resample(
     y[:5] = [0.0, 0.0, 1.0, 0.3, 0.3]
     sensitive = np.c_[rng.integers(0, 2, n), rng.choice(["x", "y", "z"], n)]
     weights = rng.uniform(0.1, 2.0, n) if weighted else None
-    spec = _spec(metric, kwargs)
-    estimates, resampler = _prepare(None, y, sensitive, weights, combine, [spec])
+    spec = metric_spec(metric, kwargs)
+    estimates, resampler = shared_sort((None, y, sensitive, weights, combine), [spec])
     empty = np.empty(0, np.intp)
-    fast = _statistic(resampler, [spec], kind, empty)
-    direct = _statistic(resampler, [spec], kind, empty, force_direct=True)
+    fast = resampled_statistic(resampler, [spec], kind, empty)
+    direct = resampled_statistic(resampler, [spec], kind, empty, force_direct=True)
     assert fast(*resampler.members) == pytest.approx(estimates[0], abs=1e-12)
     for _ in range(2):
         if kind == "bootstrap":
@@ -90,14 +90,16 @@ def test_engine_batches_like_scipy():
     """A 2-D batch gives one value per row; several specs stack as scipy expects."""
     rng = np.random.default_rng(1)
     y, g = _shifted_uniforms(rng, 50), np.repeat([0, 1], 50)
-    specs = [_spec("mcdp", {}), _spec("abcc", {})]
-    _, resampler = _prepare(None, y, g, None, "intersection", specs)
+    specs = [metric_spec("mcdp", {}), metric_spec("abcc", {})]
+    _, resampler = shared_sort((None, y, g, None, "intersection"), specs)
     batch = [
         np.stack([rng.choice(m, m.size) for _ in range(4)]) for m in resampler.members
     ]
-    boot = _statistic(resampler, specs, "bootstrap", np.empty(0, np.intp))(*batch)
+    boot = resampled_statistic(resampler, specs, "bootstrap", np.empty(0, np.intp))(
+        *batch
+    )
     shuffled = np.stack([rng.permutation(100) for _ in range(4)])
-    perm = _statistic(resampler, specs, "permutation", np.empty(0, np.intp))(
+    perm = resampled_statistic(resampler, specs, "permutation", np.empty(0, np.intp))(
         shuffled[:, :50], shuffled[:, 50:]
     )
     assert boot.shape == (2, 4) and perm.shape == (4, 2)
@@ -482,7 +484,7 @@ def test_large_sample_permutations_match_scipy(monkeypatch):
     """Above _SCIPY_PERMUTATION_MAX the permutations are drawn without scipy
     (its exact partition count is a huge big integer); same statistic, same
     p-value formula: the p-values agree up to Monte Carlo noise."""
-    import skfair.metrics._uncertainty as module
+    import skfair.metrics.inference._permutation as module
 
     rng = np.random.default_rng(14)
     g = np.repeat([0, 1], 100)
@@ -603,7 +605,7 @@ def test_min_group_size_none_warns_once():
 
 
 def test_min_group_size_errors():
-    from skfair.utils._sensitive import MIN_GROUP_SIZE_ERROR, TOO_FEW_GROUPS_ERROR
+    from skfair.utils import MIN_GROUP_SIZE_ERROR, TOO_FEW_GROUPS_ERROR
 
     tail = TOO_FEW_GROUPS_ERROR.rsplit("}", 1)[1]  # the fixed end of the message
     y, s = _with_tiny_group()

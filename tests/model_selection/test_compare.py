@@ -14,13 +14,13 @@ from sklearn.pipeline import Pipeline
 from sklearn.tree import DecisionTreeClassifier
 
 from skfair.datasets import load_hfm_dataset
-from skfair.metrics._discriminative_risk import discriminative_risk
-from skfair.metrics._group_gaps import (
+from skfair.metrics import (
     demographic_parity_gap,
+    discriminative_risk,
     equal_opportunity_gap,
+    hfm,
     predictive_quality_parity_gap,
 )
-from skfair.metrics._hfm import hfm
 from skfair.model_selection._compare import (
     ESTIMATOR_NAME_ERROR,
     ESTIMATORS_EMPTY_ERROR,

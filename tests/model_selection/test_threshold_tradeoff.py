@@ -11,7 +11,7 @@ from skfair.model_selection._threshold_tradeoff import (
     PERFORMANCE_ERROR,
     THRESHOLDS_ERROR,
 )
-from skfair.utils._validation import POS_LABEL_NEEDED_ERROR
+from skfair.utils import POS_LABEL_NEEDED_ERROR
 
 
 def imbalanced(seed=0, n=6000):
@@ -59,23 +59,18 @@ def test_imbalanced_pick_is_not_trivial():
     }
 
 
-def test_accuracy_would_reward_the_all_negative_classifier():
+def test_accuracy_rewards_selecting_almost_no_one():
+    # the docstring's warning: only the all-negative threshold is trivial, so
+    # accuracy picks one that selects almost no one; balanced accuracy does not
     y, score, group = imbalanced(1)
     grid = np.linspace(0.05, 0.95, 19)  # the grid of the old report panel
     result = threshold_tradeoff(
         y, score, sensitive_features=group, performance="accuracy", thresholds=grid
     )
-    table = result.candidates
-    # accuracy of (nearly) all negative is within 95% of the best, ΔDP 0 there
-    trivial = table[table["trivial"]]
-    assert (trivial["performance"] >= 0.95 * table["performance"].max()).any()
-    assert (
-        result.threshold is None
-        or result.candidates.loc[
-            result.candidates["threshold"] == result.threshold, "min_positive_rate"
-        ].iloc[0]
-        > 0
-    )
+    table = result.candidates.set_index("threshold")
+    pick = table.loc[result.threshold]
+    assert not pick["trivial"] and 0 < pick["overall_positive_rate"] < 0.01
+    assert table["trivial"].equals(table["overall_positive_rate"].isin([0.0, 1.0]))
     ba = threshold_tradeoff(y, score, sensitive_features=group, thresholds=grid)
     assert all(0 < r < 1 for r in ba.positive_rate.values())
 
@@ -144,6 +139,7 @@ def test_no_pick_when_every_threshold_is_trivial():
     )
     assert result.threshold is None and result.positive_rate == {}
     assert result.note.startswith("No threshold was recommended")
+    assert result.candidates["trivial"].all()
     assert result.to_dict()["performance"]["value"] is None
 
 
@@ -224,3 +220,168 @@ def test_tolerance_floor_is_the_rule_of_fairest_within():
 
     assert tolerance_floor(0.8, 0.95) == pytest.approx(0.76)
     assert tolerance_floor(-0.2, 0.95) == pytest.approx(-0.21)  # a negated loss
+
+
+def young_without_positives(seed=0, n=40_000):
+    """The census case: quartile age bins, the youngest without positive labels.
+
+    The youngest quarter has scores <= 0.001, so it is at rate 0 at almost every
+    candidate threshold.
+    """
+    rng = np.random.default_rng(seed)
+    age = rng.uniform(17, 90, n)
+    young = age < np.quantile(age, 0.25)
+    y = np.where(young, 0, rng.random(n) < 0.15 + 0.2 * (age > 45)).astype(int)
+    score = 1 / (1 + np.exp(-(rng.normal(-2.5, 1.5, n) + 3 * y + 0.8 * (age > 45))))
+    score[young] = rng.uniform(0, 0.001, young.sum())
+    bins = pd.qcut(age, 4).astype(str)
+    return y, score, np.asarray(bins), str(bins[np.argmin(age)])
+
+
+def brute_force(y, score, group, thresholds):
+    """Balanced accuracy and ΔDP_b at each threshold, from their definitions."""
+    codes = np.unique(group, return_inverse=True)[1]
+    ba, gap = [], []
+    for t in thresholds:
+        chosen = score >= t
+        ba.append((chosen[y == 1].mean() + (~chosen[y == 0]).mean()) / 2)
+        rates = np.bincount(codes, weights=chosen) / np.bincount(codes)
+        gap.append(rates.max() - rates.min())
+    return np.array(ba), np.array(gap)
+
+
+def test_a_group_without_positives_does_not_make_thresholds_trivial():
+    y, score, bins, youngest = young_without_positives()
+    result = threshold_tradeoff(y, score, sensitive_features=bins, current=0.5)
+    table = result.candidates
+    # the youngest group is at rate 0 at most candidates, and they stay usable
+    at_zero = result.positive_rates[youngest] == 0
+    assert at_zero.mean() > 0.8
+    assert not table["trivial"].any()
+    assert result.no_positives == (youngest,) and result.no_negatives == ()
+    # the pick is no worse than 0.5, and better there than the old pick (the
+    # youngest group's largest score) in both gap and balanced accuracy
+    ba, gap = brute_force(y, score, bins, [0.5, score[bins == youngest].max()])
+    assert result.current_delta_dp == pytest.approx(gap[0])
+    assert result.improves_on_current and result.delta_dp < gap[0]
+    assert result.threshold > 0.001 and result.performance_value > ba[1] + 0.1
+    # the best balanced accuracy is the maximum over every candidate
+    all_ba, _ = brute_force(y, score, bins, table["threshold"])
+    assert result.best_performance_value == pytest.approx(all_ba.max())
+    assert result.to_dict()["no_positives"] == [youngest]
+
+
+def many_groups(seed, n_groups=40):
+    """Groups of mixed sizes (30 to ~5000), some without positives or negatives."""
+    rng = np.random.default_rng(seed)
+    sizes = np.round(np.exp(rng.uniform(np.log(30), np.log(5000), n_groups)))
+    group = np.repeat([f"g{k:02d}" for k in range(n_groups)], sizes.astype(int))
+    codes = np.unique(group, return_inverse=True)[1]
+    base = rng.uniform(0.02, 0.5, n_groups)
+    base[:3], base[3] = (
+        0.0,
+        1.0,
+    )  # three groups without positives, one without negatives
+    y = (rng.random(group.size) < base[codes]).astype(int)
+    shift = rng.normal(0, 1, n_groups)[codes]
+    score = 1 / (1 + np.exp(-(rng.normal(-1.5, 1.2, group.size) + 2.5 * y + shift)))
+    return y, score, group
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_forty_groups_never_worse_than_the_current_threshold(seed):
+    y, score, group = many_groups(seed)
+    for current in (0.3, 0.5, 0.7):
+        result = threshold_tradeoff(
+            y, score, sensitive_features=group, current=current, min_group_size=1
+        )
+        table = result.candidates
+        assert current in table["threshold"].to_numpy()
+        assert result.no_positives == ("g00", "g01", "g02")
+        assert result.no_negatives == ("g03",)
+        ba, gap = brute_force(y, score, group, table["threshold"])
+        np.testing.assert_allclose(table["delta_dp"], gap)
+        # best balanced accuracy: the true maximum over the candidates
+        assert result.best_performance_value == pytest.approx(ba.max())
+        now = delta_dp(None, score, sensitive_features=group, threshold=current)
+        assert result.current_delta_dp == pytest.approx(now)
+        assert result.current_performance_value == pytest.approx(
+            balanced_accuracy_score(y, score >= current)
+        )
+        assert result.delta_dp <= now
+        if result.improves_on_current:
+            assert result.delta_dp < now
+            assert result.performance_value >= 0.95 * ba.max()
+            fairer = (gap < now) & (ba >= 0.95 * ba.max())
+            assert result.delta_dp == pytest.approx(gap[fairer].min())
+        else:
+            assert result.threshold == current and "kept" in result.note
+            assert not ((gap < now - 1e-9) & (ba >= 0.95 * ba.max())).any()
+
+
+def test_the_current_threshold_is_kept_when_nothing_is_fairer():
+    # two groups with the same scores: every threshold has gap 0
+    rng = np.random.default_rng(3)
+    score = np.tile(rng.random(300), 2)
+    group = np.repeat(["a", "b"], 300)
+    y = (rng.random(600) < score).astype(int)
+    result = threshold_tradeoff(
+        y, score, sensitive_features=group, current=0.42, thresholds=[0.3, 0.6]
+    )
+    assert result.threshold == 0.42 and result.improves_on_current is False
+    assert result.delta_dp == 0 == result.current_delta_dp
+    assert result.note.startswith("No candidate improves on the current threshold")
+    assert result.candidates["threshold"].tolist() == [0.3, 0.42, 0.6]
+    assert result.performance_value == pytest.approx(
+        balanced_accuracy_score(y, score >= 0.42)
+    )
+    out = result.to_dict()
+    assert out["current"]["threshold"] == 0.42
+    assert out["improves_on_current"] is False
+    # without current: a pick, nothing said about improving
+    plain = threshold_tradeoff(
+        y, score, sensitive_features=group, thresholds=[0.3, 0.6]
+    )
+    assert plain.improves_on_current is None and plain.to_dict()["current"] is None
+    # every candidate trivial: the current threshold is still the answer
+    none = threshold_tradeoff(
+        y, score, sensitive_features=group, current=2.0, thresholds=[-1.0]
+    )
+    assert none.threshold == 2.0 and none.improves_on_current is False
+
+
+def test_current_must_be_a_finite_number():
+    from skfair.model_selection._threshold_tradeoff import CURRENT_ERROR
+
+    y, score, group = imbalanced(9, n=300)
+    for bad in (np.nan, np.inf, "0.5", True):
+        with pytest.raises(ValueError, match="current must be a finite real number"):
+            threshold_tradeoff(y, score, sensitive_features=group, current=bad)
+    assert CURRENT_ERROR.startswith("current")
+
+
+def test_group_labels_containing_the_separator_are_quoted():
+    from skfair.utils import parse_group_label
+
+    rng = np.random.default_rng(4)
+    n = 400
+    sensitive = pd.DataFrame(
+        {
+            "sex": rng.choice(["F", "M"], n),
+            "race": rng.choice(
+                ["White", "Native Hawaiian & Other Pacific Islander"], n
+            ),
+        }
+    )
+    score = rng.random(n)
+    y = (rng.random(n) < score).astype(int)
+    result = threshold_tradeoff(y, score, sensitive_features=sensitive)
+    keys = set(result.positive_rate)
+    assert 'F & "Native Hawaiian & Other Pacific Islander"' in keys
+    assert {parse_group_label(k) for k in keys} == {
+        (s, r) for s in ("F", "M") for r in sensitive["race"].unique()
+    }
+    marginal = threshold_tradeoff(
+        y, score, sensitive_features=sensitive, combine="marginal"
+    )
+    assert "race: Native Hawaiian & Other Pacific Islander" in marginal.positive_rate

@@ -259,3 +259,64 @@ def test_tradeoff_thresholds_never_picks_a_trivial_threshold():
     assert legend.y0 >= display.ax_.get_window_extent().y1  # above the points
     assert fig.bbox.contains(legend.x0, legend.y0)
     assert fig.bbox.contains(legend.x1, legend.y1)
+
+
+def test_a_peak_below_the_logit_axis_start_stays_on_its_curve():
+    # 12 scores of group a below 0.0006 and 4000 of b from beta(2, 40): the
+    # central 99% of the scores start at 0.0012, but MCDP(0) is reached from
+    # t = 0.0007. The axis is widened: the marker is on the curve, not
+    # clipped to the edge.
+    rng = np.random.default_rng(0)
+    scores = np.r_[rng.uniform(0.0002, 0.0006, 12), rng.beta(2, 40, 4000)]
+    group = np.repeat(["a", "b"], [12, 4000])
+    display = ThresholdDisparityDisplay.from_predictions(
+        None, scores, sensitive_features=group, min_group_size=1
+    )
+    assert display.xscale_ == "logit"
+    inner = display.thresholds[1:-1]
+    assert display.peak_threshold < score_limits("logit", inner)[0]
+    left, right = display.ax_.get_xlim()
+    (mx,), (my,) = display.peak_marker_.get_data()
+    assert mx == display.peak_threshold and left < mx < right
+    x, y = display.line_.get_data()
+    assert np.any((x == mx) & (y == my))  # a vertex of the drawn line
+    assert "beyond the axis" not in display.annotation_.get_text()
+
+
+def test_legends_never_cover_the_curves_with_few_groups():
+    scores, group = _near_zero()
+    display = GroupCDFDisplay.from_predictions(None, scores, sensitive_features=group)
+    fig = display.figure_
+    fig.canvas.draw()
+    legend = display.ax_.get_legend().get_window_extent()
+    assert legend.x0 >= display.ax_.get_window_extent().x1  # beside the axes
+    assert fig.bbox.contains(legend.x1, legend.y1)
+    display = ThresholdDisparityDisplay.from_predictions(
+        None, scores, sensitive_features=group
+    )
+    display.figure_.canvas.draw()
+    legend = display.ax_.get_legend().get_window_extent()
+    x, y = display.line_.get_data()
+    points = display.ax_.transData.transform(np.column_stack([x, y]))
+    inside = (
+        (points[:, 0] > legend.x0)
+        & (points[:, 0] < legend.x1)
+        & (points[:, 1] > legend.y0)
+        & (points[:, 1] < legend.y1)
+    )
+    assert not inside.any()
+
+
+def test_intersection_labels_with_the_separator_are_quoted_in_legends():
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    frame = {
+        "sex": np.repeat(["F", "M"], 100),
+        "race": np.tile(["Pacific & Other", "White"], 100),
+    }
+    display = GroupCDFDisplay.from_predictions(
+        None, rng.random(200), sensitive_features=pd.DataFrame(frame)
+    )
+    texts = [t.get_text() for t in display.ax_.get_legend().get_texts()]
+    assert 'F & "Pacific & Other" (n=50)' in texts

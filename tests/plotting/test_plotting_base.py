@@ -16,14 +16,13 @@ from skfair.plotting._base import (
     MATPLOTLIB_ERROR,
     MAX_POINTS_ERROR,
     NOT_BINARY_ERROR,
-    POS_LABEL_ERROR,
     RESPONSE_METHOD_ERROR,
     ecdf_at,
-    format_label,
     get_response_values,
     thin_ecdf,
     weighted_ecdf,
 )
+from skfair.utils import POSITIVE_CLASS_UNKNOWN_ERROR
 
 
 def _scores(seed=0, n=120):
@@ -98,11 +97,6 @@ def test_thin_ecdf_rejects_bad_max_points():
         GroupCDFDisplay.from_predictions(None, s, sensitive_features=g, max_points=1)
 
 
-def test_format_label():
-    assert format_label(("f", 1)) == "f & 1"
-    assert format_label("f") == "f"
-
-
 def test_get_response_values_orientation():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(100, 2))
@@ -121,9 +115,11 @@ def test_get_response_values_orientation():
     with pytest.raises(ValueError, match="response_method"):
         get_response_values(clf, X, response_method="predict")
     assert "response_method" in RESPONSE_METHOD_ERROR
-    with pytest.raises(ValueError, match="is not one of the classes"):
+    unknown = POSITIVE_CLASS_UNKNOWN_ERROR.format(
+        pos_label="maybe", estimator="LogisticRegression", classes=["no", "yes"]
+    )
+    with pytest.raises(ValueError, match=re.escape(unknown)):
         get_response_values(clf, X, pos_label="maybe")
-    assert "classes" in POS_LABEL_ERROR
     y3 = np.digitize(X[:, 0], [-0.5, 0.5])
     clf3 = LogisticRegression().fit(X, y3)
     with pytest.raises(ValueError, match="binary classifier"):

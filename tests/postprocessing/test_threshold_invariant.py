@@ -34,14 +34,10 @@ from sklearn.svm import LinearSVC
 from skfair.metrics import abcc, delta_dp, make_mcdp_scorer, mcdp
 from skfair.model_selection import fairest_within
 from skfair.postprocessing import ThresholdInvariantClassifier
-from skfair.postprocessing._threshold_invariant import (
-    SAMPLE_WEIGHT_UNSUPPORTED_ERROR,
-    UNSEEN_GROUP_ERROR,
-    _cdf_bounds,
-    _weighted_quantiles,
-)
-from skfair.utils import SmallGroupWarning
-from skfair.utils._validation import NON_BINARY_ERROR, ONLY_BINARY_ERROR
+from skfair.postprocessing._barycentre import _cdf_bounds, _weighted_quantiles
+from skfair.postprocessing._calibration import SAMPLE_WEIGHT_UNSUPPORTED_ERROR
+from skfair.postprocessing._groups import UNSEEN_GROUP_ERROR
+from skfair.utils import NON_BINARY_ERROR, ONLY_BINARY_ERROR, SmallGroupWarning
 
 
 def make_data(n=1000, seed=0, n_groups=2):
@@ -77,68 +73,6 @@ def test_ks_between_groups_is_scipys_statistic():
 def frozen_lr():
     X, y, _ = make_data(2000, seed=1)
     return FrozenEstimator(LogisticRegression().fit(X, y))
-
-
-# --- internals -------------------------------------------------------------
-
-
-@settings(max_examples=50, deadline=None)
-@given(
-    st.lists(
-        st.floats(-1e3, 1e3, allow_nan=False, allow_subnormal=False),
-        min_size=1,
-        max_size=40,
-    )
-)
-def test_weighted_quantiles_are_hazen_quantiles(values):
-    values = np.asarray(values)
-    n = values.size
-    levels = np.linspace(0.5 / n, 1 - 0.5 / n, 25) if n > 1 else np.array([0.5])
-    got = _weighted_quantiles(values, np.ones(n), levels)
-    expected = np.quantile(values, levels, method="hazen")
-    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-9)
-    # constant outside the first and last plotting positions
-    outside = _weighted_quantiles(values, np.ones(n), np.array([0.0, 1.0]))
-    np.testing.assert_array_equal(outside, [values.min(), values.max()])
-
-
-@settings(max_examples=50, deadline=None)
-@given(
-    st.lists(
-        st.tuples(st.floats(-10, 10, allow_nan=False), st.integers(0, 4)),
-        min_size=1,
-        max_size=20,
-    ).filter(lambda pairs: sum(w for _, w in pairs) > 0)
-)
-def test_integer_weights_equal_repeated_samples(pairs):
-    values = np.array([v for v, _ in pairs])
-    weights = np.array([w for _, w in pairs], dtype=float)
-    levels = np.linspace(0, 1, 101)
-    weighted = _weighted_quantiles(values, weights, levels)
-    repeated = np.repeat(values, weights.astype(int))
-    expected = _weighted_quantiles(repeated, np.ones(repeated.size), levels)
-    np.testing.assert_allclose(weighted, expected, rtol=1e-12, atol=1e-12)
-
-
-def test_cdf_bounds_invert_a_strictly_increasing_table():
-    levels = np.linspace(0, 1, 11)
-    table = np.cumsum(np.random.default_rng(0).uniform(0.1, 1, 11))
-    left, right = _cdf_bounds(table, levels, table)
-    np.testing.assert_allclose(left, levels)
-    np.testing.assert_array_equal(left, right)
-    mid = (table[:-1] + table[1:]) / 2
-    left, right = _cdf_bounds(table, levels, mid)
-    np.testing.assert_allclose(left, np.interp(mid, table, levels))
-    left, _ = _cdf_bounds(table, levels, np.array([table[0] - 1, table[-1] + 1]))
-    np.testing.assert_array_equal(left, [0.0, 1.0])
-
-
-def test_cdf_bounds_of_atoms_span_their_levels():
-    levels = np.linspace(0, 1, 6)  # 0, .2, .4, .6, .8, 1
-    table = np.array([0.0, 1.0, 1.0, 1.0, 2.0, 3.0])
-    left, right = _cdf_bounds(table, levels, np.array([1.0, 0.5, 2.5]))
-    np.testing.assert_allclose(left, [0.2, 0.1, 0.9])
-    np.testing.assert_allclose(right, [0.6, 0.1, 0.9])
 
 
 # --- the repair ------------------------------------------------------------

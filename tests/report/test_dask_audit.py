@@ -16,15 +16,14 @@ distributed = pytest.importorskip("distributed", reason="distributed is not inst
 import dask.array as da  # noqa: E402
 import dask.dataframe as dd  # noqa: E402
 
-from skfair.metrics._dask_engine import PARTITION_NON_FINITE_ERROR  # noqa: E402
+from skfair.metrics._dask._inputs import PARTITION_NON_FINITE_ERROR  # noqa: E402
 from skfair.report import audit  # noqa: E402
 from skfair.report._common import (  # noqa: E402
     AUDIT_DASK_FIGURES_ERROR,
     AUDIT_DASK_X_ERROR,
     DASK_NOTE,
 )
-from skfair.utils import SmallGroupWarning  # noqa: E402
-from skfair.utils._dask import MIXED_INPUT_ERROR  # noqa: E402
+from skfair.utils import MIXED_INPUT_ERROR, SmallGroupWarning  # noqa: E402
 from skfair.utils._validation import NON_BINARY_ERROR  # noqa: E402
 
 FAST = {"n_resamples": 9, "n_permutations": 9}
@@ -85,7 +84,7 @@ def assert_same_numbers(lazy, eager):
     # sums of scores added in another order: equal to the last few bits
     pd.testing.assert_frame_equal(lazy.groups, eager.groups, rtol=1e-12)
     # the threshold facts come from the same counts: the same headline
-    assert lazy.headline["threshold"] == eager.headline["threshold"]
+    assert lazy.headline.threshold == eager.headline.threshold
     assert lazy.kept_groups == eager.kept_groups
     for eps, res in eager.mcdp_details.items():
         got = lazy.mcdp_details[eps]

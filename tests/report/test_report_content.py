@@ -12,7 +12,7 @@ import pytest
 from skfair.metrics import abcc, abpc, delta_dp, mcdp
 from skfair.model_selection import threshold_tradeoff
 from skfair.report import audit
-from skfair.report._common import AUDIT_PHASES, FEW_POSITIVES
+from skfair.report._common import AUDIT_PHASES, FEW_POSITIVES, markdown_text
 from skfair.utils._validation import POS_LABEL_NOT_FOUND_ERROR
 
 FAST = {"n_resamples": 19, "n_permutations": 19}
@@ -80,7 +80,14 @@ def test_an_undefined_metric_is_reported_and_the_audit_goes_on():
         n.startswith("ABPC (area between densities) is undefined") for n in out["notes"]
     )
     assert any("ABPC (area between densities) (undefined)" in m for m in out["methods"])
-    assert "| ABPC (area between densities) | undefined |" in report.to_markdown()
+    text = report.to_markdown()
+    assert "| ABPC (area between densities) | undefined |" in text
+    # only ABPC: every other metric shows its value (issue A)
+    assert text.count("| undefined |") == 1
+    for row in out["metrics"]:
+        if row["key"] != "abpc":
+            assert row["undefined_reason"] is None
+            assert f"| {markdown_text(row['metric'])} | {row['value']:.4f} |" in text
     json.dumps(out, allow_nan=False)
 
 
@@ -201,7 +208,19 @@ def test_reference_group_ratios_and_differences(data, report):
     )
     rows = inter.groups[inter.groups["grouping"] == "sex & race"]
     assert rows.loc[rows["is_reference"], "group"].tolist() == ["f & y"]
-    assert inter.headline["threshold"]["reference"]["group"] == "f & y"
+    assert inter.headline.threshold.reference.group == "f & y"
+    # every table takes the reference's part for its attribute (issue G)
+    for grouping, group in [("sex", "f"), ("race", "y")]:
+        rows = inter.groups[inter.groups["grouping"] == grouping]
+        assert rows.loc[rows["is_reference"], "group"].tolist() == [group]
+    assert [(r.grouping, r.group, r.how) for r in inter.references] == [
+        ("sex", "f", "component"),
+        ("race", "y", "component"),
+        ("sex & race", "f & y", "given"),
+    ]
+    methods = " ".join(inter.to_dict()["methods"])
+    assert "sex: f (the given reference's part for this attribute)" in methods
+    assert "sex & race: f & y (as given)" in methods
     with pytest.raises(ValueError, match="reference='z' is not a group"):
         audit(y_true, y_score, sensitive_features=sensitive, reference="z")
 
@@ -215,18 +234,29 @@ def test_four_fifths_rule(selected_b, verdict):
     g = np.repeat(["a", "b"], [120, 100])
     y_true = np.tile([1, 0], 110)
     report = audit(y_true, y_score, sensitive_features=g, **FAST)
-    facts = report.headline["threshold"]
+    facts = report.headline.threshold
     ratio = (selected_b / 100) / 0.5
-    assert facts["reference"] == {"group": "a", "positive_rate": 0.5}
-    assert facts["worst"]["group"] == "b"
-    assert facts["worst"]["positive_rate_ratio"] == pytest.approx(ratio)
-    assert facts["impact_ratio"] == pytest.approx(ratio)
-    assert facts["four_fifths"] == verdict
+    assert (facts.reference.group, facts.reference.rate) == ("a", 0.5)
+    assert facts.farthest.group == "b"
+    assert facts.farthest.ratio == pytest.approx(ratio)
+    assert facts.impact_ratio == pytest.approx(ratio)
+    assert facts.four_fifths == verdict
     b = report.groups.set_index("group").loc["b"]
     assert b["four_fifths"] == (verdict == "pass")
-    first = report.to_dict()["headline"]["text"][0]
-    assert f"ratio of {ratio:.2f}" in first
-    assert ("outside" if verdict == "fail" else "within") in first
+    text = report.to_dict()["headline"]["text"]
+    if verdict == "fail":  # 35 of 100: Wilson interval 26%–45%, below 50%
+        assert facts.disadvantaged.group == "b" and facts.unclear == ()
+        assert f"a positive-rate ratio of {ratio:.3f}" in text[0]
+        assert (
+            "Four-fifths rule (0.8 to 1.25 times the reference's rate): failed"
+            in text[1]
+        )
+    else:  # 45 of 100: Wilson interval 35.6%–54.8% contains 50%
+        assert facts.disadvantaged is None
+        assert [g.group for g in facts.unclear] == ["b"]
+        assert "no group of sensitive_features is selected clearly less" in text[0]
+        assert text[1].startswith("Too few to tell") and "b (n = 100)" in text[1]
+        assert "every group is within 0.8 to 1.25 times" in text[2]
 
 
 # -- 23.6: headline, summary, methods ---------------------------------------------
@@ -234,10 +264,11 @@ def test_headline_leads_with_the_threshold_facts(report):
     out = report.to_dict()
     text = out["headline"]["text"]
     assert text[0].startswith("At the threshold 0.5,")
-    assert "four-fifths rule" in text[0]
-    assert "True-positive rates range" in text[1] and "false-positive" in text[1]
-    assert text[2].startswith("Over all thresholds") and "MCDP(0)" in text[2]
-    assert "of the scores lie within ±0.05" in text[3]
+    assert any("Four-fifths rule" in t and "Impact ratio" in t for t in text)
+    gaps = next(t for t in text if t.startswith("True-positive rates range"))
+    assert "false-positive" in gaps
+    assert text[-2].startswith("Over all thresholds") and "MCDP(0)" in text[-2]
+    assert "of the scores lie within ±0.05" in text[-1]
     facts = out["headline"]["threshold"]
     table = report.groups[report.groups["grouping"] == "sex & race"]
     assert facts["tpr_gap"]["value"] == pytest.approx(
@@ -247,7 +278,7 @@ def test_headline_leads_with_the_threshold_facts(report):
         table["fpr"].max() - table["fpr"].min()
     )
     dist = out["headline"]["distribution"]
-    scores = report._data[0]
+    scores = report.inputs.scores
     assert dist["share_near"] == pytest.approx(
         np.mean(np.abs(scores - dist["score"]) <= 0.05)
     )
@@ -260,27 +291,32 @@ def test_headline_leads_with_the_threshold_facts(report):
     assert "Left out: nothing." in methods
 
 
-def test_interval_columns_of_the_intervals_engineer_are_shown(report):
-    # infer_metrics may add low/high and the method's name: the views show
-    # them instead of the bootstrap columns
-    from skfair.report._views import metrics_rows
+def test_the_metrics_table_reads_each_metrics_interval(report):
+    # the views read each MetricResult's fields: its interval and method,
+    # else its DKW interval
+    import dataclasses
+
+    from skfair.report._tables import metrics_rows
 
     class Fake:
         pass
 
     fake = Fake()
     fake.__dict__.update(report.__dict__)
-    fake.metrics = report.metrics.assign(low=0.01, high=0.99, interval="studentized")
+    first = dataclasses.replace(
+        report.metric_results[0], low=0.01, high=0.99, interval="studentized"
+    )
+    fake.metric_results = (first, *report.metric_results[1:])
+    fake.confidence_level, fake.engine = report.confidence_level, report.engine
     header, rows = metrics_rows(fake)
-    assert header[2:4] == ["95% CI", "method"]
-    assert rows[0][2:4] == ["[0.0100, 0.9900]", "studentized"]
+    assert header[1:5] == ["value", "groups", "95% CI", "method"]
+    assert rows[0][3:5] == ["[0.0100, 0.9900]", "studentized"]
     header, rows = metrics_rows(report)
-    assert rows[0][3] == report.metrics["interval"].iloc[0]
-    # without the main interval, the DKW one is shown as the interval
-    no_main = fake.metrics.drop(columns=["low", "high", "interval"])
-    fake.metrics = no_main
+    assert rows[0][4] == report.metrics["interval"].iloc[0]
+    no_main = dataclasses.replace(first, low=float("nan"), high=float("nan"))
+    fake.metric_results = (no_main, *report.metric_results[1:])
     header, rows = metrics_rows(fake)
-    assert rows[0][3] == "DKW"
+    assert rows[0][4] == "DKW"
 
 
 # -- 19.4: the trade-off in the report -------------------------------------------------
@@ -291,17 +327,35 @@ def test_tradeoff_in_the_report_on_an_imbalanced_case():
     y = (rng.random(n) < 0.04 + 0.01 * (g == "b")).astype(int)
     score = 1 / (1 + np.exp(-(rng.normal(-4, 1, n) + 2.5 * y + 0.5 * (g == "b"))))
     assert y.mean() <= 0.06
+    # at 0.5 the gap (0.011) is smaller than at any threshold near the best
+    # balanced accuracy: nothing to recommend, and the report says so
     report = audit(y, score, sensitive_features=g, **FAST)
+    out = report.to_dict()["tradeoff"]
+    assert out["threshold"] is None and out["at_threshold"]["delta_dp"] < 0.02
+    summary = report.to_dict()["plain_summary"]
+    assert any(
+        s.startswith("No threshold improves on the audit's 0.5 (positive-rate gap")
+        and "every threshold with a smaller gap keeps less than 95% of the best "
+        "balanced accuracy"
+        in s
+        for s in summary
+    )
+    # at 0.05 a fairer threshold keeps 95% of the best
+    report = audit(y, score, sensitive_features=g, threshold=0.05, **FAST)
     out = report.to_dict()["tradeoff"]
     assert {"threshold", "performance", "positive_rate"} <= set(out)
     assert out["performance"]["name"] == "balanced_accuracy"
     assert set(out["positive_rate"]) == {"a", "b"}
     assert all(0 < r < 1 for r in out["positive_rate"].values())
     direct = threshold_tradeoff(y, score, sensitive_features=g, min_group_size=1)
-    assert out["threshold"] == direct.threshold
-    assert out["at_threshold"]["delta_dp"] == pytest.approx(
-        delta_dp(None, score, sensitive_features=g, threshold=0.5)
+    at = out["at_threshold"]
+    assert at["delta_dp"] == pytest.approx(
+        delta_dp(None, score, sensitive_features=g, threshold=0.05)
     )
+    # the report recommends a candidate of the trade-off, fairer than now
+    assert out["threshold"] in set(direct.candidates["threshold"])
+    assert out["delta_dp"] < at["delta_dp"]
+    assert out["performance"]["value"] >= 0.95 * out["best"]["performance"]
     assert "## Threshold trade-off" in report.to_markdown()
     no_labels = audit(None, score, sensitive_features=g, **FAST)
     assert no_labels.to_dict()["tradeoff"] is None
@@ -416,7 +470,9 @@ def test_group_arguments_give_the_report_groups(data):
     )
     args = report.group_arguments()
     assert args["min_group_size"] == 10 and args["combine"] == "intersection"
-    assert mcdp(None, report._data[0], **args) == report.metrics.loc["mcdp", "value"]
+    assert (
+        mcdp(None, report.inputs.scores, **args) == report.metrics.loc["mcdp", "value"]
+    )
     assert all(not g.startswith("z") for g in report.groups["group"])
     assert set(report.kept_groups["sex & race"]) == {
         ("f", "x"),
@@ -442,15 +498,20 @@ def test_headline_gaps_leave_out_groups_with_few_positives():
     table = report.groups.set_index("group")
     assert table.loc["tiny", "tpr"] == 0.0 and table.loc["tiny", "few_positives"]
     assert facts["tpr_gap"]["left_out"] == ["tiny"]
+    assert facts["fpr_gap"]["left_out"] == []  # tiny has 38 negatives
     assert facts["tpr_gap"]["value"] == pytest.approx(
         abs(table.loc["big", "tpr"] - table.loc["mid", "tpr"])
     )
     text = " ".join(report.to_dict()["headline"]["text"])
-    assert f"fewer than {FEW_POSITIVES} positives" in text and "tiny" in text
-    worst = facts["worst"]
-    assert worst["size"] == sizes[worst["group"]]
-    low, high = worst["positive_rate_interval"]
-    assert low <= worst["positive_rate"] <= high
+    # the TPR gap names tiny, the FPR gap does not (issue E)
+    assert (
+        f"a gap of {facts['tpr_gap']['value']:.4f} (left out of this gap, fewer "
+        f"than {FEW_POSITIVES} positives: tiny)" in text
+    )
+    assert "negatives:" not in text
+    lowest = facts["lowest"]
+    assert lowest["size"] == sizes[lowest["group"]]
+    assert lowest["low"] <= lowest["rate"] <= lowest["high"]
 
 
 def test_four_fifths_fails_when_the_reference_selects_no_one():
@@ -465,13 +526,22 @@ def test_four_fifths_fails_when_the_reference_selects_no_one():
     assert np.isnan(table.loc["b", "positive_rate_ratio"])
     assert table.loc["b", "four_fifths"] == False  # noqa: E712
     assert table.loc["a", "four_fifths"] is None  # 0 against 0: no verdict
-    facts = report.headline["threshold"]
-    assert facts["four_fifths"] == "fail" and facts["worst"]["group"] == "b"
+    facts = report.headline.threshold
+    assert facts.four_fifths == "fail" and facts.farthest.group == "b"
+    assert facts.reference.ratio is None and facts.farthest.ratio is None
     out = report.to_dict()
-    assert "outside the four-fifths rule" in out["headline"]["text"][0]
-    assert "the reference selects no one" in out["headline"]["text"][0]
-    assert out["plain_summary"][0].startswith("Decisions are unbalanced: b")
-    assert "a never" in out["plain_summary"][0]
+    text = out["headline"]["text"]
+    assert text[0] == (
+        "At the threshold 0.5, the reference group a (n = 120) of "
+        "sensitive_features selects no one: 0%, Wilson interval 0%–3.1%. No "
+        "group can be selected less often, and no ratio to it is defined."
+    )
+    assert "farthest is b (n = 100), selected at 50.0% against 0% for a." in text[1]
+    assert out["plain_summary"][0] == (
+        "The four-fifths rule fails: the farthest group is b (n = 100), "
+        "selected at 50.0% against 0% for a."
+    )
+    assert not re.search(r"ratio of \d", " ".join(text))  # no ratio against 0
     json.dumps(out, allow_nan=False)
 
 
@@ -483,16 +553,21 @@ def test_four_fifths_verdict_on_two_people_says_so():
     y_score = np.r_[rng.random(200), [0.1, 0.2]]
     y_true = (rng.random(202) < 0.5).astype(int)
     report = audit(y_true, y_score, sensitive_features=g, min_group_size=1, **FAST)
-    facts = report.headline["threshold"]
-    assert facts["four_fifths"] == "fail" and facts["worst"]["size"] == 2
+    facts = report.headline.threshold
+    assert facts.four_fifths == "fail" and facts.farthest.size == 2
+    # b's interval contains a's rate: too few to tell, not crowned
+    assert facts.disadvantaged is None and [g.group for g in facts.unclear] == ["b"]
     summary = report.to_dict()["plain_summary"]
-    low, high = facts["worst"]["positive_rate_interval"]
+    low, high = facts.farthest.low, facts.farthest.high
     assert low == 0 and high == pytest.approx(wilson(0, 2)[1])
     assert summary[0].startswith(
-        "Decisions are unbalanced: b (only 2 people: its positive rate is very "
-        f"uncertain, 0.0%–{100 * high:.1f}%)"
+        "The four-fifths rule fails: the farthest group is b (n = 2)"
     )
-    assert "1 group(s) of fewer than 30 samples" in summary[-1]
+    assert (
+        "With only 2 people, its positive rate is very uncertain "
+        f"(0%–{100 * high:.1f}%)." in summary[0]
+    )
+    assert "1 group of fewer than 30 samples" in summary[-1]
 
 
 def test_tradeoff_at_the_threshold_is_the_metrics_gap_marginal_left_out():

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from skfair.utils._estimator import BinaryDecisionMixin, store_params
+from skfair.utils import BinaryDecisionMixin, store_params
 
 
 class _Clf(BinaryDecisionMixin):

@@ -10,7 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skfair.utils import (
+    COMBINE_ERROR,
+    CONTINUOUS_SENSITIVE_ERROR,
+    EMPTY_GROUP_ERROR,
+    MIN_GROUP_SIZE_ERROR,
+    NESTED_COLUMN_ERROR,
     SMALL_GROUP_SIZE,
+    SMALL_GROUP_WARNING,
+    SPEC_NAME_ON_ARRAY_ERROR,
+    SPEC_NONE_ERROR,
+    UNHASHABLE_LABEL_ERROR,
     ContinuousSensitiveError,
     SmallGroupWarning,
     check_sensitive_features,
@@ -19,14 +28,6 @@ from skfair.utils import (
     resolve_privileged,
     select_sensitive,
     sensitive_groupings,
-)
-from skfair.utils._sensitive import (
-    COMBINE_ERROR,
-    CONTINUOUS_SENSITIVE_ERROR,
-    MIN_GROUP_SIZE_ERROR,
-    SMALL_GROUP_WARNING,
-    SPEC_NAME_ON_ARRAY_ERROR,
-    SPEC_NONE_ERROR,
 )
 
 # Most cases use a handful of samples on purpose.
@@ -270,7 +271,7 @@ def test_string_encoding_matches_sorted_factorisation(values, kind):
 
 
 def test_unicode_hash_collision_falls_back(monkeypatch):
-    from skfair.utils import _sensitive
+    from skfair.utils import _group_encoding
 
     # Too long to pack exactly into 64 bits: hashed, then verified.
     labels = np.array(["abcdefghij", "jihgfedcba", "abcdefghij"])
@@ -281,8 +282,8 @@ def test_unicode_hash_collision_falls_back(monkeypatch):
             return np.zeros(values.shape[0], dtype=np.intp), values[:1]
         return real(values, *args, **kwargs)
 
-    monkeypatch.setattr(_sensitive.pd, "factorize", colliding)
-    codes, labels_out = _sensitive._factorize_unicode(labels)
+    monkeypatch.setattr(_group_encoding.pd, "factorize", colliding)
+    codes, labels_out = _group_encoding._factorize_unicode(labels)
     assert [labels_out[c] for c in codes] == labels.tolist()
 
 
@@ -356,3 +357,64 @@ def test_privileged_keys_are_exactly_the_columns():
     with pytest.raises(ValueError, match="exactly the sensitive columns"):
         privileged_by_column({True: "m"}, 1)  # a bool is no column index
     assert privileged_by_column({"0": "a", 0: "b"}, [0, "0"]) == ["b", "a"]
+
+
+# ----------------------------------------------------------------------------
+# Found by users: a bare Categorical read like its Series; nested columns.
+
+
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        lambda cat: cat,
+        pd.Series,
+        pd.CategoricalIndex,
+        lambda cat: pd.DataFrame({"sensitive_features": cat}),
+    ],
+    ids=["Categorical", "Series", "CategoricalIndex", "DataFrame"],
+)
+def test_bare_categorical_is_read_like_its_series(wrap):
+    # the category order is kept, and an unused category is refused, as the
+    # Series path documents (a declared group with no samples)
+    used = pd.Categorical(["a", "b", "a"], categories=["b", "a"])
+    attrs = check_sensitive_features(wrap(used))
+    assert attrs.categories == (("b", "a"),)
+    assert attrs.codes[:, 0].tolist() == [1, 0, 1]
+    unused = pd.Categorical(["a", "b", "a"], categories=["b", "a", "z"])
+    message = EMPTY_GROUP_ERROR.format(labels=["z"], name="sensitive_features")
+    with pytest.raises(ValueError) as caught:
+        check_sensitive_features(wrap(unused))
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(
+    ("column", "dtype"),
+    [
+        ([{"a": 1}, {"a": 2}, {"a": 1}], "Struct({'a': Int64})"),
+        ([[1], [2], [1]], "List(Int64)"),
+    ],
+    ids=["Struct", "List"],
+)
+def test_nested_polars_columns_are_refused_by_name_and_dtype(column, dtype):
+    pl = pytest.importorskip("polars")
+    frame = pl.DataFrame({"x": [0.1, 0.2, 0.3], "grp": column})
+    cases = [
+        ("sensitive_features", lambda: check_sensitive_features(frame["grp"])),
+        ("sensitive_features", lambda: check_sensitive_features(frame[["grp"]])),
+        ("X", lambda: select_sensitive(frame, "grp")),
+    ]
+    for what, call in cases:
+        with pytest.raises(TypeError) as caught:
+            call()
+        expected = NESTED_COLUMN_ERROR.format(what=what, name="grp", dtype=dtype)
+        assert str(caught.value) == expected
+
+
+def test_unhashable_pandas_labels_are_refused_by_name():
+    column = pd.Series([[1], [2], [1]], name="grp")
+    with pytest.raises(TypeError) as caught:
+        check_sensitive_features(column)
+    expected = UNHASHABLE_LABEL_ERROR.format(
+        name="grp", dtype="object (a list per sample)"
+    )
+    assert str(caught.value) == expected

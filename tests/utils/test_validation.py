@@ -5,22 +5,21 @@ import pandas as pd
 import pytest
 
 from skfair.utils import (
+    INDEX_MISMATCH_ERROR,
+    LABEL_NAN_ERROR,
+    LAZY_FRAME_ERROR,
+    NON_BINARY_ERROR,
+    ONLY_BINARY_ERROR,
     check_binary_target,
+    check_binary_y,
     check_fraction,
+    check_hard_labels,
     check_same_index,
     check_same_length,
     check_sample_weight_1d,
     check_scores,
     column_1d,
     same_label,
-)
-from skfair.utils._validation import (
-    INDEX_MISMATCH_ERROR,
-    LABEL_NAN_ERROR,
-    NON_BINARY_ERROR,
-    ONLY_BINARY_ERROR,
-    check_binary_y,
-    check_hard_labels,
 )
 
 
@@ -142,3 +141,40 @@ def test_check_binary_y():
             estimator="_Clf", y_type=y_type, n_classes=n, classes=classes
         )
     assert str(info.value).startswith("Only binary classification is supported.")
+
+
+def test_a_lazy_frame_is_asked_to_be_collected():
+    # np.asarray wrapped it as a 0-d array: "must be 1-dimensional, got ()"
+    pl = pytest.importorskip("polars")
+    lazy = pl.DataFrame({"v": [0.1, 0.2]}).lazy()
+
+    def message(name):
+        return LAZY_FRAME_ERROR.format(
+            what=name, library="polars", kind="polars.LazyFrame"
+        )
+
+    calls = [
+        ("y_score", lambda: check_scores(lazy)),
+        ("y_pred", lambda: column_1d(lazy, name="y_pred")),
+        ("sample_weight", lambda: check_sample_weight_1d(lazy, 2)),
+        ("y_true", lambda: check_binary_target(lazy)),
+        ("y_pred", lambda: check_hard_labels([0, 1], lazy)),
+        (
+            "y_true",
+            lambda: check_same_length(lazy, 2, first_name="y_true", second_name="y"),
+        ),
+    ]
+    for name, call in calls:
+        with pytest.raises(TypeError) as caught:
+            call()
+        assert str(caught.value) == message(name)
+    # an eager polars Series is still read
+    np.testing.assert_array_equal(check_scores(pl.Series([0.1, 0.2])), [0.1, 0.2])
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_huge_weights_are_valid_without_an_overflow_warning():
+    weights = check_sample_weight_1d(np.full(3, 1e308), 3)
+    np.testing.assert_array_equal(weights, np.full(3, 1e308))
+    with pytest.raises(ValueError, match="the weights sum to zero"):
+        check_sample_weight_1d(np.zeros(3), 3)

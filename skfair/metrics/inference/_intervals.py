@@ -43,6 +43,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from .._kernels import pair_codes
+
 
 @dataclass(frozen=True)
 class GroupSummary:
@@ -103,7 +105,7 @@ def fold_abs(low, high):
 
     Examples
     --------
-    >>> from skfair.metrics._intervals import fold_abs
+    >>> from skfair.metrics.inference import fold_abs
     >>> [tuple(map(float, fold_abs(lo, hi))) for lo, hi in [(0.1, 0.3), (-0.3, -0.1),
     ...                                                  (-0.1, 0.3)]]
     [(0.1, 0.3), (0.1, 0.3), (0.0, 0.3)]
@@ -118,7 +120,7 @@ def wilson_interval(rate, n, z):
 
     Examples
     --------
-    >>> from skfair.metrics._intervals import wilson_interval
+    >>> from skfair.metrics.inference import wilson_interval
     >>> [round(float(v), 4) for v in wilson_interval(81 / 263, 263, 1.959964)]
     [0.2553, 0.3662]
     """
@@ -129,6 +131,27 @@ def wilson_interval(rate, n, z):
     return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
 
 
+def proportion_interval(successes, trials, confidence_level):
+    """Wilson's score interval of ``successes / trials`` (NaN where ``trials`` is 0).
+
+    Unlike the normal (Wald) interval it stays in [0, 1] and does not
+    collapse to a point at a rate of 0 or 1: the report's per-group rates.
+
+    Examples
+    --------
+    >>> from skfair.metrics.inference import proportion_interval
+    >>> low, high = proportion_interval([0, 81], [10, 263], 0.95)
+    >>> [round(float(v), 4) for v in low], [round(float(v), 4) for v in high]
+    ([0.0, 0.2553], [0.2775, 0.3662])
+    """
+    k = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(trials, dtype=np.float64)
+    z = stats.norm.isf((1.0 - confidence_level) / 2.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low, high = wilson_interval(k / n, n, z)
+    return np.where(n > 0, low, np.nan), np.where(n > 0, high, np.nan)
+
+
 def newcombe_interval(rate_a, n_a, rate_b, n_b, z):
     """Newcombe's hybrid score interval (method 10) for ``rate_a - rate_b``.
 
@@ -137,7 +160,7 @@ def newcombe_interval(rate_a, n_a, rate_b, n_b, z):
     Newcombe's (1998) worked example (h): 56/70 - 48/80 has the interval
     (0.0524, 0.3339).
 
-    >>> from skfair.metrics._intervals import newcombe_interval
+    >>> from skfair.metrics.inference import newcombe_interval
     >>> [round(float(v), 4) for v in newcombe_interval(56 / 70, 70, 48 / 80, 80,
     ...                                                 1.959964)]
     [0.0524, 0.3339]
@@ -165,12 +188,6 @@ def welch_interval(mean_a, se2_a, dof_a, mean_b, se2_b, dof_b, alpha):
     half = np.where(np.isnan(half), np.inf, half)
     d = mean_a - mean_b
     return d - half, d + half
-
-
-def pair_codes(n_groups):
-    """The group codes ``(a, b)`` of every pair, two arrays in ``pairs_of`` order."""
-    a, b = np.triu_indices(n_groups, 1)  # lexicographic, as pairs_of
-    return a.astype(np.intp), b.astype(np.intp)
 
 
 def delta_dp_pair_bounds(summaries, threshold, alpha, method="welch"):

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._ecdf import _run_ends
+from ._ecdf import pair_codes, run_ends
 from ._windows import window_ends
 
 # Points of merged supports (summed over the pairs of one batch) per batch.
@@ -45,6 +45,8 @@ _GRID_PER_EPSILON = 8
 _MAX_GRID = 4096
 # Relative slack on the ABCC bounds (floating-point sums in another order).
 _SUM_SLACK = 1e-9
+# Largest dense table (groups x points) of CDF positions in merged_gaps.
+_DENSE_CELLS = 1 << 22
 
 
 class GroupSteps:
@@ -66,7 +68,7 @@ class GroupSteps:
         Number of (padded) points.
     exact : bool
         Whether ``values`` are integer counts: gaps are then the exact
-        numerators ``c_a n_b - c_b n_a`` of :class:`~skfair.metrics._ecdf.PairGap`.
+        numerators ``c_a n_b - c_b n_a`` of :class:`~._ecdf.PairGap`.
     """
 
     def __init__(self, points, values, bounds, totals, n_points, exact):
@@ -164,7 +166,56 @@ def _batches(sizes, limit=_CHUNK):
 
 
 def support_sizes(steps, a, b):
-    return np.diff(steps.bounds)[a] + np.diff(steps.bounds)[b] + 2
+    lengths = np.diff(steps.bounds)
+    return lengths[a] + lengths[b] + 2
+
+
+def _lookup(steps):
+    """``(keys, values, heads)``: each group's CDF as a searchable table.
+
+    Group ``g``'s entries are a head (key ``g * stride``, value 0: the CDF
+    before its first step) then its steps (key ``g * stride + point + 1``);
+    ``values`` has one more leading slot, so ``searchsorted(keys, g * stride
+    + p + 1, side="right")`` indexes ``values`` at ``F_g(p)``, and ``heads[g]``
+    is the index of group ``g``'s 0. Kept in ``steps.cache``.
+    """
+    found = steps.cache.get("lookup")
+    if found is None:
+        n, n_groups = steps.points.shape[0], steps.n_groups
+        heads = steps.bounds[:-1] + np.arange(n_groups)
+        body = np.ones(n + n_groups, dtype=bool)
+        body[heads] = False
+        keys = np.empty(n + n_groups, dtype=np.int64)
+        keys[heads] = np.arange(n_groups, dtype=np.int64) * steps.stride
+        keys[body] = steps.keys + 1
+        values = np.zeros(n + n_groups + 1, dtype=steps.values.dtype)
+        values[1:][body] = steps.values
+        found = steps.cache["lookup"] = (keys, values, heads + 1)
+    return found
+
+
+def _cdf_at(steps, groups, lengths, points):
+    """Index in ``_lookup(steps)[1]`` of ``F_g(p)``, ``g`` repeated ``lengths``.
+
+    A binary search per point, or, once the points looked up in ``steps``
+    reach an eighth of its groups x points (at most ``_DENSE_CELLS``), a
+    dense table of every group's CDF index at every point, built once per
+    ``steps`` (then a gather per point).
+    """
+    keys = _lookup(steps)[0]
+    needle = np.repeat(groups * steps.stride + 1, lengths)
+    needle += points
+    table = steps.cache.get("table")
+    cells = steps.n_groups * int(steps.stride)
+    wanted = steps.cache.get("wanted", 0) + needle.shape[0]
+    steps.cache["wanted"] = wanted
+    if table is None and cells <= _DENSE_CELLS and 8 * wanted >= cells:
+        table = np.zeros(cells, dtype=np.int32)
+        table[keys] = 1
+        table = steps.cache["table"] = np.cumsum(table, dtype=np.int32)
+    if table is not None:
+        return table[needle]
+    return np.searchsorted(keys, needle, side="right")
 
 
 def merged_gaps(steps, a, b):
@@ -174,57 +225,89 @@ def merged_gaps(steps, a, b):
     ``starts[i]:starts[i + 1]``; ``points`` are the increasing point indices
     where ``F_a`` or ``F_b`` steps, with the first and last point; ``keys``
     are ``i * stride + points``; ``gap`` is ``F_a - F_b`` there (the exact
-    numerator with ``steps.exact``). Each segment is laid out as the first
-    point, ``a``'s steps, ``b``'s steps and the last point, then merged by a
-    stable sort (two sorted runs: linear time); each CDF is carried forward
-    from its last step.
+    numerator with ``steps.exact``). The two sorted runs of steps are merged
+    in linear time: a step of ``a`` at point ``p`` lands after the first
+    point, ``a``'s earlier steps and ``b``'s steps at or before ``p``
+    (:func:`_cdf_at`, which also gives ``F_b(p)``), and symmetrically. Where
+    both step at ``p`` the two land in one slot with the same content and
+    leave the slot before it empty; the empty slot takes its successor's
+    point, and of equal points only the last is kept.
     """
-    bounds, n_pairs = steps.bounds, a.shape[0]
-    la, lb = np.diff(bounds)[a], np.diff(bounds)[b]
+    bounds, stride, n_pairs = steps.bounds, steps.stride, a.shape[0]
+    _, values, heads = _lookup(steps)
+    lengths = np.diff(bounds)
+    la, lb = lengths[a], lengths[b]
     size = la + lb + 2
-    first = np.r_[0, np.cumsum(size)]
-    total = int(first[-1])
-    last = first[1:] - 1
-    at_a, at_b = _ranges(first[:-1] + 1, la), _ranges(first[:-1] + 1 + la, lb)
-    from_a, from_b = _ranges(bounds[a], la), _ranges(bounds[b], lb)
-    points = np.empty(total, dtype=np.int64)
-    points[first[:-1]], points[last] = 0, steps.n_points - 1
-    points[at_a], points[at_b] = steps.points[from_a], steps.points[from_b]
-    keys = np.repeat(np.arange(n_pairs, dtype=np.int64), size) * steps.stride
+    first = np.zeros(n_pairs + 1, dtype=np.int64)
+    np.cumsum(size, out=first[1:])
+    total, head, last = int(first[-1]), first[:-1], first[1:] - 1
+    points = np.full(total, -1, dtype=np.int64)
+    points[head], points[last] = 0, steps.n_points - 1
+    at_a, at_b = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+    at_a[head], at_b[head] = heads[a], heads[b]  # the CDFs before any step: 0
+    at_a[last], at_b[last] = bounds[a + 1] + a + 1, bounds[b + 1] + b + 1
+    for own, other, n_own, at_own, at_other in (
+        (a, b, la, at_a, at_b),
+        (b, a, lb, at_b, at_a),
+    ):
+        source = _ranges(bounds[own], n_own)
+        p = steps.points[source]
+        found = _cdf_at(steps, other, n_own, p)
+        pos = np.repeat(head + 1 - heads[other] - bounds[own], n_own)
+        pos += source
+        pos += found
+        points[pos] = p
+        at_other[pos] = found
+        source += np.repeat(own + 2, n_own)
+        at_own[pos] = source
+    empty = np.flatnonzero(points < 0)
+    points[empty] = points[empty + 1]
+    keys = np.repeat(np.arange(n_pairs, dtype=np.int64) * stride, size)
     keys += points
-    order = np.argsort(keys, kind="stable")
-    keys, points = keys[order], points[order]
-    sides = []
-    for at, source, group in ((at_a, from_a, a), (at_b, from_b, b)):
-        step = np.full(total, -2, dtype=np.int64)  # -2: carried forward
-        step[first[:-1]] = -1  # the first point: CDF 0
-        step[last] = bounds[group + 1] - 1  # the last point: the total
-        step[at] = source
-        step = step[order]
-        known = np.where(step > -2, np.arange(total), 0)
-        step = step[np.maximum.accumulate(known)]
-        sides.append(np.where(step >= 0, steps.values[step], 0))
-    # one entry per point: the last of equal keys has every step at the point
+    # one entry per point: the last of equal keys
     keep = np.ones(total, dtype=bool)
-    keep[:-1] = keys[1:] != keys[:-1]
-    fa, fb = sides[0][keep], sides[1][keep]
+    np.not_equal(keys[1:], keys[:-1], out=keep[:-1])
     keys, points = keys[keep], points[keep]
-    starts = np.searchsorted(keys, np.arange(n_pairs + 1) * steps.stride)
+    fa, fb = values[at_a[keep]], values[at_b[keep]]
+    starts = np.searchsorted(keys, np.arange(n_pairs + 1) * stride)
     if steps.exact:
-        gap = fa * np.repeat(steps.totals[b], np.diff(starts))
-        gap -= fb * np.repeat(steps.totals[a], np.diff(starts))
+        counts = np.diff(starts)
+        gap = fa * np.repeat(steps.totals[b], counts)
+        gap -= fb * np.repeat(steps.totals[a], counts)
     else:
         gap = fa - fb
     return starts, points, keys, gap
 
 
 def pairs_max_gap(steps, a, b):
-    """MCDP(0) of every pair: ``max |F_a - F_b|`` over the pair's steps."""
+    """MCDP(0) of every pair: ``max |F_a - F_b|`` over the pair's steps.
+
+    No merge: the gap at each step of ``a`` (of ``b``) takes ``F_b``
+    (``F_a``) there from :func:`_cdf_at`; a point where both step gives the
+    same value twice, and the gap at the first and last point is 0.
+    """
+    lengths = np.diff(steps.bounds)
+    values = _lookup(steps)[1]
     out = np.empty(a.shape[0])
-    for s in _batches(support_sizes(steps, a, b)):
-        starts, _, _, gap = merged_gaps(steps, a[s], b[s])
-        magnitude = np.abs(gap)
-        out[s] = np.maximum.reduceat(magnitude, starts[:-1]) / steps.scale(a[s], b[s])
+    for s in _batches(lengths[a] + lengths[b] + 2):
+        pa, pb = a[s], b[s]
+        best = np.zeros(pa.shape[0], dtype=steps.values.dtype)
+        for own, other in ((pa, pb), (pb, pa)):
+            n_own = lengths[own]
+            source = _ranges(steps.bounds[own], n_own)
+            f_own = steps.values[source]
+            f_other = values[_cdf_at(steps, other, n_own, steps.points[source])]
+            fa, fb = (f_own, f_other) if own is pa else (f_other, f_own)
+            if steps.exact:
+                gap = fa * np.repeat(steps.totals[pb], n_own)
+                gap -= fb * np.repeat(steps.totals[pa], n_own)
+            else:
+                gap = fa - fb
+            if gap.shape[0]:
+                cuts = np.minimum(np.cumsum(n_own) - n_own, gap.shape[0] - 1)
+                top = np.maximum.reduceat(np.abs(gap, out=gap), cuts)
+                best = np.maximum(best, np.where(n_own > 0, top, 0))
+        out[s] = best / steps.scale(pa, pb)
     return out
 
 
@@ -278,7 +361,7 @@ def _max_window_min(values, stop, starts):
 
 
 def window_plan(padded, epsilon, rounding):
-    """``(n_left, ends)`` of MCDP(ε) on the padded points (see ``_pair_exact``).
+    """``(n_left, ends)`` of MCDP(ε) on the padded points (see ``mcdp_pair_exact``).
 
     ``n_left`` points lie in the neighbourhood ``[0, ε]`` of the score 0;
     ``ends[k]`` is the last point of the window ``[p_k, p_k + 2ε]``.
@@ -393,37 +476,38 @@ def max_over_pairs(bounds, evaluate, sizes):
 def padded_points(sorted_values):
     """The distinct sorted scores padded with 0 and 1, and each sample's point.
 
-    Returns ``(padded, point_of)``: 0 is prepended when every score is
+    Returns ``(padded, point_of, ends)``: 0 is prepended when every score is
     above it and 1 appended when every score is below it (the breakpoints of
     ``F_a - F_b`` on [0, 1]; harmless for any other use, where the gap is 0
-    there), and ``point_of[i]`` is the index of ``sorted_values[i]`` in
-    ``padded``.
+    there), ``point_of[i]`` is the index of ``sorted_values[i]`` in
+    ``padded``, and ``ends`` is :func:`~._ecdf.run_ends` of the scores (None
+    when they are all distinct).
     """
     n = sorted_values.shape[0]
-    ends = _run_ends(sorted_values)
+    ends = run_ends(sorted_values)
     points = sorted_values if ends is None else sorted_values[ends]
     pad_left, pad_right = int(points[0] > 0.0), int(points[-1] < 1.0)
     padded = np.concatenate(([0.0] * pad_left, points, [1.0] * pad_right))
     run = np.arange(n)
     if ends is not None:
         run = np.searchsorted(ends, run, side="left")
-    return padded, run + pad_left
+    return padded, run + pad_left, ends
 
 
 class AllPairs:
     """Every pair of one grouping's groups, from samples sorted once.
 
     ``values(epsilon, rounding)`` gives MCDP(ε) of every pair (in
-    :func:`~skfair.metrics._ecdf.group_pairs` order) and ``worst(...)`` only
+    :func:`group_pairs` order) and ``worst(...)`` only
     the largest, evaluating few pairs.
     """
 
     def __init__(self, sorted_values, codes, n_groups, weights=None):
-        self.padded, point_of = padded_points(sorted_values)
+        self.padded, point_of, _ = padded_points(sorted_values)
         self.steps = group_steps(
             point_of, codes, n_groups, self.padded.shape[0], weights, integral=False
         )
-        self.a, self.b = (x.astype(np.intp) for x in np.triu_indices(n_groups, 1))
+        self.a, self.b = pair_codes(n_groups)
         self._plans = {}
 
     def _plan(self, epsilon, rounding):
@@ -439,17 +523,30 @@ class AllPairs:
         return pairs_mcdp(self.steps, self.a, self.b, self._plan(epsilon, rounding))
 
     def worst(self, epsilon, rounding):
-        """Exact MCDP(ε) of the worst pair (:func:`max_over_pairs`)."""
-        steps, a, b = self.steps, self.a, self.b
-        top = cell_bounds(steps, a, b, self.padded)[0]
-        sizes = support_sizes(steps, a, b)
-        if epsilon == 0.0:
-            return max_over_pairs(
-                top, lambda i: pairs_max_gap(steps, a[i], b[i]), sizes
-            )
-        plan = self._plan(epsilon, rounding)
-        grid = grid_bounds(steps, a, b, self.padded, epsilon)
-        bound = top if grid is None else np.minimum(top, grid)
-        return max_over_pairs(
-            bound, lambda i: pairs_mcdp(steps, a[i], b[i], plan), sizes
-        )
+        """Exact MCDP(ε) of the worst pair (:func:`worst_mcdp`)."""
+        plan = None if epsilon == 0.0 else self._plan(epsilon, rounding)
+        return worst_mcdp(self.steps, self.a, self.b, self.padded, epsilon, plan)
+
+
+def worst_mcdp(steps, a, b, padded, epsilon, plan):
+    """Exact MCDP(ε) of the worst of the pairs ``(a, b)``, evaluating few pairs.
+
+    Pairs are evaluated on their merged supports in decreasing order of an
+    upper bound (:func:`max_over_pairs`; :func:`cell_bounds`, and for ε > 0
+    :func:`grid_bounds` too); ``plan`` is :func:`window_plan` of ``padded``
+    (None for ε = 0). The maximum is the one over every pair.
+    """
+    top = cell_bounds(steps, a, b, padded)[0]
+    sizes = support_sizes(steps, a, b)
+    if epsilon == 0.0:
+        return max_over_pairs(top, lambda i: pairs_max_gap(steps, a[i], b[i]), sizes)
+    grid = grid_bounds(steps, a, b, padded, epsilon)
+    bound = top if grid is None else np.minimum(top, grid)
+    return max_over_pairs(bound, lambda i: pairs_mcdp(steps, a[i], b[i], plan), sizes)
+
+
+def worst_abcc(steps, a, b, padded):
+    """Exact ABCC of the worst of the pairs ``(a, b)``, as :func:`worst_mcdp`."""
+    area = cell_bounds(steps, a, b, padded)[1]
+    sizes = support_sizes(steps, a, b)
+    return max_over_pairs(area, lambda i: pairs_abcc(steps, a[i], b[i], padded), sizes)

@@ -24,11 +24,10 @@ both together; other inputs use one ``np.argsort``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
 
 import numpy as np
 
-from ..utils._parallel import sort_in_place
+from ...utils import sort_in_place
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,7 +115,7 @@ def _sort_two_groups(scores, codes, pad):
     the values: shifted left one bit (which also maps -0.0 to the key of 0.0)
     they leave the lowest bit free for the group label. Sorting the keys sorts
     scores and labels together (on several threads when large: see
-    ``skfair.utils._parallel.sort_in_place``); the gap numerator is a cumulative
+    :func:`skfair.utils.sort_in_place`); the gap numerator is a cumulative
     sum computed in place. With ``pad`` (scores in [0, 1]) the key buffer has
     two extra slots holding the scores 0 and 1 with no group (step 0), so the
     breakpoints of ΔF on [0, 1] come out without another copy.
@@ -151,13 +150,13 @@ def _counting_gap(values, in_b, n, a, b):
     if outside:
         steps[0] = steps[-1] = 0
     numerator = np.cumsum(steps, out=steps)
-    ends = _run_ends(values)
+    ends = run_ends(values)
     if ends is not None:
         values, numerator = values[ends], numerator[ends]
     return PairGap(values, numerator, float(n - n_b) * float(n_b), a, b)
 
 
-def _run_ends(values, slab=1 << 20):
+def run_ends(values, slab=1 << 20):
     """Indices of the last element of each run of equal sorted values.
 
     Returns None when every value is distinct. The search for a tie runs one
@@ -196,7 +195,7 @@ def pair_gap(sorted_scores, a, b):
     w_b = np.where(codes == b, weights, 0.0)
     w_a = weights - w_b
     cum_a, cum_b = np.cumsum(w_a), np.cumsum(w_b)
-    ends = _run_ends(values)
+    ends = run_ends(values)
     if ends is not None:
         values, cum_a, cum_b = values[ends], cum_a[ends], cum_b[ends]
     gap = cum_a / cum_a[-1] - cum_b / cum_b[-1]
@@ -204,9 +203,33 @@ def pair_gap(sorted_scores, a, b):
     return PairGap(values, gap, 1.0, a, b)
 
 
+def pair_codes(n_groups):
+    """The group codes ``(a, b)``, ``a < b``, of every pair: two int arrays.
+
+    The one enumeration of the pairs of groups in skfair's metrics, in
+    lexicographic order; :func:`group_pairs` is the same list as tuples.
+
+    Examples
+    --------
+    >>> from skfair.metrics._kernels import pair_codes
+    >>> [c.tolist() for c in pair_codes(3)]
+    [[0, 0, 1], [1, 2, 2]]
+    """
+    a, b = np.triu_indices(n_groups, 1)
+    return a.astype(np.intp), b.astype(np.intp)
+
+
 def group_pairs(n_groups):
-    """All unordered pairs of group codes, in lexicographic order."""
-    return list(combinations(range(n_groups), 2))
+    """All unordered pairs of group codes, in lexicographic order.
+
+    Examples
+    --------
+    >>> from skfair.metrics._kernels import group_pairs
+    >>> group_pairs(3)
+    [(0, 1), (0, 2), (1, 2)]
+    """
+    a, b = pair_codes(n_groups)
+    return list(zip(a.tolist(), b.tolist()))
 
 
 def ecdf_gap_at(pair, thresholds):

@@ -10,6 +10,11 @@ accurate: the density error is of order (Δ/h)²/24 ≈ 3e-5 relative. When the
 bandwidth is so small that the fine grid would be huge, the kernel sum is
 evaluated exactly, restricted to the samples within 8 bandwidths of each
 point (few, precisely because the bandwidth is small).
+
+:func:`direct_kde` is the exact O(N · M) evaluation (ABPC's small inputs,
+and the reference of the tests); :func:`kde_plan` and :func:`kde_rows`
+evaluate the binned KDE of fixed samples under many rows of weights at
+once (the bootstrap bands of ABPC).
 """
 
 from __future__ import annotations
@@ -27,6 +32,15 @@ DEGENERATE_GROUP_ERROR = (
     "bandwidth, which is proportional to the group's standard deviation. ABPC "
     "is undefined for such a group: use abcc or mcdp, which need no density."
 )
+
+
+class DegenerateGroupError(ValueError):
+    """A group whose kernel density estimate is undefined (bandwidth 0).
+
+    Raised by :func:`kde_bandwidth` for a group of one sample or whose scores
+    are all equal; a ValueError, so callers that validate inputs see one.
+    """
+
 
 _TRUNCATE = 8.0  # kernel support, in bandwidths (exp(-32) ~ 1e-14)
 _BINS_PER_BANDWIDTH = 40
@@ -54,7 +68,9 @@ def kde_bandwidth(x, weights, bw_method, *, label):
     ``label`` names the group in the error for a single score or no spread.
     """
     if x.shape[0] < 2:
-        raise ValueError(DEGENERATE_GROUP_ERROR.format(label=label, why="one sample"))
+        raise DegenerateGroupError(
+            DEGENERATE_GROUP_ERROR.format(label=label, why="one sample")
+        )
     if weights is None:
         n_eff = float(x.shape[0])
         variance = float(np.var(x, ddof=1))
@@ -63,7 +79,7 @@ def kde_bandwidth(x, weights, bw_method, *, label):
         n_eff = 1.0 / float(np.sum(w * w))
         variance = float(np.cov(x, aweights=w))
     if not variance > 0:
-        raise ValueError(
+        raise DegenerateGroupError(
             DEGENERATE_GROUP_ERROR.format(label=label, why="all scores equal")
         )
     if bw_method == "scott":
@@ -82,19 +98,28 @@ def unit_weights(x, weights):
     return weights / weights.sum()
 
 
-def binned_kde(x, weights, bandwidth, grid):
-    """Gaussian KDE of ``x`` in [0, 1] at ``grid = np.linspace(0, 1, M)``."""
-    n_points = grid.shape[0]
+def _fine_grid(n_points, bandwidth):
+    """``(spacing, refine, n_fine)``: the binning grid of a KDE at ``bandwidth``."""
     spacing = 1.0 / (n_points - 1)
     refine = max(1, int(np.ceil(spacing * _BINS_PER_BANDWIDTH / bandwidth)))
-    n_fine = (n_points - 1) * refine + 1
+    return spacing, refine, (n_points - 1) * refine + 1
+
+
+def _linear_bins(x, step, n_fine):
+    """Each sample's left fine-grid bin and its fraction towards the right one."""
+    position = x / step
+    left = np.minimum(np.floor(position).astype(np.intp), n_fine - 1)
+    return left, position - left
+
+
+def binned_kde(x, weights, bandwidth, grid):
+    """Gaussian KDE of ``x`` in [0, 1] at ``grid = np.linspace(0, 1, M)``."""
+    spacing, refine, n_fine = _fine_grid(grid.shape[0], bandwidth)
     w = unit_weights(x, weights)
     if n_fine > _MAX_FINE_GRID:
         return _truncated_kde(x, w, bandwidth, grid)
     step = spacing / refine
-    position = x / step
-    left = np.minimum(np.floor(position).astype(np.intp), n_fine - 1)
-    frac = position - left
+    left, frac = _linear_bins(x, step, n_fine)
     binned = np.bincount(left, weights=w * (1.0 - frac), minlength=n_fine + 1)
     binned += np.bincount(left + 1, weights=w * frac, minlength=n_fine + 1)
     half = int(np.ceil(_TRUNCATE * bandwidth / step))
@@ -103,6 +128,60 @@ def binned_kde(x, weights, bandwidth, grid):
     smooth = fftconvolve(binned[:n_fine], kernel, mode="full")[half : half + n_fine]
     density = smooth[::refine] / (bandwidth * np.sqrt(2.0 * np.pi))
     return np.maximum(density, 0.0)  # FFT round-off can dip a hair below 0
+
+
+def kde_plan(x, bandwidth, grid):
+    """Linear-binning weights and kernel of :func:`binned_kde` for fixed ``x``, h.
+
+    What :func:`kde_rows` needs to evaluate the KDE of the samples ``x``
+    under any row of weights.
+    """
+    spacing, refine, n_fine = _fine_grid(grid.shape[0], bandwidth)
+    plan = {"x": x, "bandwidth": bandwidth, "grid": grid, "n_fine": n_fine}
+    if n_fine > _MAX_FINE_GRID:
+        return plan  # tiny bandwidth: binned_kde's exact path, one row at a time
+    step = spacing / refine
+    left, frac = _linear_bins(x, step, n_fine)
+    half = int(np.ceil(_TRUNCATE * bandwidth / step))
+    offsets = np.arange(-half, half + 1) * (step / bandwidth)
+    plan.update(
+        left=left,
+        frac=frac,
+        refine=refine,
+        half=half,
+        kernel=np.exp(-0.5 * offsets * offsets) / (bandwidth * np.sqrt(2.0 * np.pi)),
+    )
+    return plan
+
+
+def kde_rows(plan, w_rows):
+    """The KDE on the grid of every row of weights: (n_rows, n_points)."""
+    n_rows, n_fine = w_rows.shape[0], plan["n_fine"]
+    w_rows = w_rows / w_rows.sum(axis=1, keepdims=True)
+    if "left" not in plan:
+        return np.stack(
+            [binned_kde(plan["x"], w, plan["bandwidth"], plan["grid"]) for w in w_rows]
+        )
+    offset = (np.arange(n_rows) * (n_fine + 1))[:, None]
+    size = n_rows * (n_fine + 1)
+    left, frac = plan["left"][None, :] + offset, plan["frac"][None, :]
+    binned = np.bincount(left.ravel(), (w_rows * (1.0 - frac)).ravel(), size)
+    binned += np.bincount((left + 1).ravel(), (w_rows * frac).ravel(), size)
+    binned = binned.reshape(n_rows, n_fine + 1)[:, :n_fine]
+    half = plan["half"]
+    smooth = fftconvolve(binned, plan["kernel"][None, :], mode="full", axes=1)
+    return np.maximum(smooth[:, half : half + n_fine : plan["refine"]], 0.0)
+
+
+def direct_kde(x, weights, bandwidth, grid, chunk=1 << 22):
+    """Gaussian KDE evaluated exactly at ``grid`` (chunked over samples)."""
+    w = unit_weights(x, weights)
+    density = np.zeros_like(grid)
+    step = max(1, chunk // grid.shape[0])
+    for start in range(0, x.shape[0], step):
+        z = (grid[None, :] - x[start : start + step, None]) / bandwidth
+        density += w[start : start + step] @ np.exp(-0.5 * z * z)
+    return density / (bandwidth * np.sqrt(2.0 * np.pi))
 
 
 def _truncated_kde(x, w, bandwidth, grid):

@@ -1,0 +1,104 @@
+"""The permutation test of any metric, on permutations shared by several metrics.
+
+Group labels are permuted among the samples of the compared groups
+(:func:`scipy.stats.permutation_test`, or the same computation without scipy
+above ``_SCIPY_PERMUTATION_MAX`` samples); each permutation relabels the
+once-sorted scores (``_resampling.resampled_statistic``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special, stats
+
+from ._resampling import batch_size, resampled_statistic
+
+# Above this many samples the permutations are drawn without
+# scipy.stats.permutation_test (see permutation_pvalues).
+_SCIPY_PERMUTATION_MAX = 50_000
+
+
+def permutation_resolution(shared, n_permutations):
+    """``(n_evaluated, pvalue_floor)`` of :func:`permutation_pvalues`.
+
+    With at most ``n_permutations`` distinct partitions of the permuted
+    samples into groups, scipy evaluates them all (an exact test, whose
+    p-values are multiples of ``1 / n_partitions``): then ``n_evaluated`` is
+    their number and the floor ``1 / n_evaluated``. Otherwise
+    ``n_permutations`` random permutations, floor ``1 / (n_permutations + 1)``.
+    No p-value is below the floor.
+    """
+    sizes = [shared.members[c].shape[0] for c in shared.permuted_cells]
+    n_moved = sum(sizes)
+    if n_moved <= _SCIPY_PERMUTATION_MAX:
+        # the multinomial coefficient's log first: the count itself can be huge
+        log_count = (
+            special.gammaln(n_moved + 1) - special.gammaln(np.add(sizes, 1)).sum()
+        )
+        if log_count < np.log(n_permutations) + 1.0:
+            cum = np.cumsum([0, *sizes]).tolist()
+            count = math.prod(math.comb(n, k) for n, k in zip(cum[1:], cum[:-1]))
+            if count <= n_permutations:  # scipy's criterion for the exact test
+                return count, 1.0 / count
+    return n_permutations, 1.0 / (n_permutations + 1)
+
+
+def permutation_pvalues(shared, specs, *, n_permutations, rng):
+    """One-sided permutation p-values of several specs on shared permutations.
+
+    Group labels are permuted among the samples of the compared groups
+    (:func:`scipy.stats.permutation_test`); large values are evidence of
+    disparity. Returns an array of shape (n_specs,), NaN where a permutation
+    leaves the metric undefined; never below the floor of
+    :func:`permutation_resolution`.
+
+    scipy first counts the distinct partitions exactly (``math.comb(n,
+    n_a)``, a big integer that alone takes many seconds at a million
+    samples); above ``_SCIPY_PERMUTATION_MAX`` samples, where that count
+    always exceeds ``n_permutations``, the same random permutations and the
+    same p-value formula are computed here instead. The samples of groups
+    left out by ``min_group_size`` keep their labels.
+    """
+    members = [shared.members[c] for c in shared.permuted_cells]
+    fixed = np.concatenate(
+        [shared.members[c] for c in shared.fixed_cells] + [np.empty(0, np.intp)]
+    ).astype(np.intp)
+    statistic = resampled_statistic(shared, specs, "permutation", fixed)
+    n_moved = sum(m.shape[0] for m in members)
+    if n_moved > _SCIPY_PERMUTATION_MAX:
+        return _own_permutations(members, statistic, n_permutations, rng)
+    # scipy < 1.17 counts the partitions with a float product that may
+    # overflow to inf: harmless (it then samples permutations), so quiet it
+    with np.errstate(over="ignore"):
+        res = stats.permutation_test(
+            tuple(members),
+            statistic,
+            permutation_type="independent",
+            vectorized=True,
+            n_resamples=n_permutations,
+            batch=batch_size(shared.n),
+            alternative="greater",
+            rng=rng,
+        )
+    undefined = np.isnan(np.atleast_2d(res.null_distribution.T)).any(axis=-1)
+    return np.where(undefined, np.nan, np.atleast_1d(res.pvalue))
+
+
+def _own_permutations(members, statistic, n_permutations, rng):
+    """The random permutations and one-sided p-value of scipy, without its count."""
+    n_moved = sum(m.shape[0] for m in members)
+    pooled = np.concatenate(members)
+    cuts = np.cumsum([m.shape[0] for m in members])[:-1]
+    observed = np.atleast_1d(statistic(*members))
+    null = np.array(
+        [
+            np.atleast_1d(statistic(*np.split(pooled[rng.permutation(n_moved)], cuts)))
+            for _ in range(n_permutations)
+        ]
+    )
+    # scipy's one-sided p-value, with its tolerance for floating-point ties
+    gamma = np.abs(np.finfo(np.float64).eps * 100 * observed)
+    pvalues = (np.sum(null >= observed - gamma, axis=0) + 1) / (n_permutations + 1)
+    return np.where(np.isnan(null).any(axis=0), np.nan, pvalues)

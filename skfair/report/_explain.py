@@ -1,0 +1,244 @@
+"""How the report's numbers were obtained (Methods) and what they cannot say (Notes).
+
+Plain text read from the report's typed facts, as :mod:`._sentences`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..utils import SMALL_GROUP_SIZE
+from ._common import DASK_NOTE, FEW_POSITIVES, FOUR_FIFTHS, counted
+
+#: How each test is named in a sentence.
+TEST_NAMES = {
+    "ks": "exact Kolmogorov–Smirnov",
+    "welch": "Welch",
+    "alexander-govern": "Alexander–Govern",
+    "chi2": "chi-square",
+    "fisher": "Fisher exact",
+    "permutation": "permutation",
+}
+
+_INTERVAL_METHODS = {
+    "welch": "Welch (normal theory for the gap in means, folded to its absolute "
+    "value; Bonferroni over pairs of groups)",
+    "newcombe": "Newcombe's hybrid score interval for a difference of two "
+    "proportions (folded; Bonferroni over pairs of groups)",
+    "band": "a bootstrap band of the centred gap between the groups' CDFs "
+    "(densities for ABPC), simultaneous over pairs of groups",
+    "dkw": "the distribution-free DKW band (guaranteed coverage, wider)",
+}
+_HOW = {
+    "given": "as given",
+    "component": "the given reference's part for this attribute",
+    "largest": "the largest group",
+}
+
+
+def _finite(value):
+    return isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def interval_of(result):
+    """(low, high, method name) of a metric's main interval, or (.., None)."""
+    if _finite(result.low):
+        return result.low, result.high, result.interval or "confidence"
+    if _finite(result.dkw_low):
+        return result.dkw_low, result.dkw_high, "DKW"
+    return math.nan, math.nan, None
+
+
+def _references_text(report):
+    if all(r.how == "largest" for r in report.references):
+        return "the reference group of each table is its largest group"
+    return "reference groups: " + "; ".join(
+        f"{r.grouping}: {r.group} ({_HOW[r.how]})" for r in report.references
+    )
+
+
+def _groups_text(report):
+    kept = (
+        f", groups under {report.min_group_size} samples left out of everything"
+        if report.min_group_size is not None
+        else ", every group kept"
+    )
+    return (
+        f"Groups: {report.combine} of the sensitive attributes{kept}; "
+        f"{_references_text(report)}."
+    )
+
+
+def _rates_text(report):
+    level = f"{100 * report.confidence_level:g}%"
+    return (
+        f"Per-group rates: {level} Wilson score intervals; a group with fewer than "
+        f"{FEW_POSITIVES} positive labels is flagged (its TPR and FNR rest on a "
+        "handful of samples). Four-fifths rule: every group's positive rate "
+        f"within {FOUR_FIFTHS:g} to {1 / FOUR_FIFTHS:g} times the reference's. "
+        "The headline's most disadvantaged group is, among the groups whose "
+        "whole Wilson interval lies below the reference's rate, the one whose "
+        "interval ends lowest; a group whose interval contains that rate is too "
+        "few to tell. Impact ratio: the lowest positive rate over the highest. "
+        "Rates are percentages; gaps between rates, and every metric, are "
+        "fractions (0.05 is 5 percentage points); ratios of rates have 3 "
+        "decimals."
+    )
+
+
+def _tests_text(report):
+    n = report.n_permutations
+    floor = 1.0 / (n + 1)
+    return (
+        "Tests of “no disparity”: MCDP(0) with two groups, the exact "
+        "Kolmogorov–Smirnov test (asymptotic above 10 000 samples per group); "
+        "ΔDP_c, Welch's (Alexander–Govern's) test; ΔDP_b, the chi-square (Fisher's "
+        f"exact) test; otherwise a permutation test with {n} permutations of the "
+        f"group labels, shared by the metrics. With {n} permutations the smallest "
+        f"p-value is 1/({n} + 1) = {floor:.3g}: the resolution limit (“≤ "
+        f"{floor:.3g}” means larger than in every permutation). A permutation "
+        "test whose statistic is at its largest possible value and is not "
+        "rejected is untestable (saturated), not evidence of no disparity. The "
+        f"summary's verdict reads the other tests at the {report.settings.alpha:g} "
+        "level."
+    )
+
+
+def _tradeoff_text(report):
+    advice = report.advice
+    name = advice.performance.replace("_", " ")
+    return (
+        f"Trade-off: {advice.n_candidates} candidate thresholds (quantiles of the "
+        f"scores and 0.01 to 0.99), scored by {name} and ΔDP_b^t. A threshold is "
+        "recommended only if its positive-rate gap is smaller than at the "
+        f"audit's threshold and its {name} at least "
+        f"{100 * advice.tolerance:g}% of the best; never one at which some group "
+        "with both outcomes has a positive rate of 0 or 1 "
+        f"({advice.n_excluded} such thresholds here). A group without positive "
+        "(negative) labels may have a positive rate of 0 (1)."
+    )
+
+
+def methods(report):
+    """How every number was obtained, and what was left out."""
+    pos_label = report.pos_label
+    out = [
+        f"Decisions: positive when the score ≥ {report.threshold:g}; the positive "
+        f"label is {pos_label!r}."
+        if pos_label is not None
+        else f"Decisions: positive when the score ≥ {report.threshold:g}; no labels.",
+        _groups_text(report),
+        _rates_text(report),
+        interval_method_text(report),
+    ]
+    if report.engine != "dask":
+        out.append(_tests_text(report))
+    if report.advice is not None:
+        out.append(_tradeoff_text(report))
+    out.append("Left out: " + left_out_text(report))
+    return out
+
+
+def interval_method_text(report):
+    level = f"{100 * report.confidence_level:g}%"
+    used = sorted({r.interval for r in report.metric_results if r.interval})
+    parts = []
+    if used:
+        described = [f"{name}: {_INTERVAL_METHODS.get(name, name)}" for name in used]
+        parts.append(f"{level} intervals by method ({'; '.join(described)})")
+        if "band" in used and report.engine != "dask":
+            parts.append(
+                f"the band uses {report.n_resamples} resamples, each group "
+                "resampled on its own; an interval starts at 0 when the test "
+                "cannot reject “no disparity”"
+            )
+    if report.engine != "dask" and any(
+        _finite(r.dkw_low) for r in report.metric_results
+    ):
+        parts.append(
+            "DKW intervals beside them (distribution-free, guaranteed coverage, "
+            "wider; not for ABPC)"
+        )
+    return "Disparity metrics: " + ("; ".join(parts) or "no intervals") + "."
+
+
+def left_out_text(report):
+    items = []
+    if report.left_out:
+        items.append(
+            f"{counted(len(report.left_out), 'group')} under min_group_size = "
+            f"{report.min_group_size}"
+        )
+    items += [f"{r.name} (undefined)" for r in report.metric_results if not r.defined]
+    if not report.has_labels:
+        items.append("every label-based rate, the trade-off and HFM (no labels)")
+    if report.engine == "dask":
+        items.append(
+            "bootstrap intervals, p-values, ABPC, the trade-off and figures (Dask)"
+        )
+    return (", ".join(items) or "nothing") + "."
+
+
+def _listed(rows, column, form):
+    """``"group (form(value))"`` of each row of a group table, comma-separated."""
+    return ", ".join(f"{g} ({form(n)})" for g, n in zip(rows["group"], rows[column]))
+
+
+def _group_notes(report):
+    out = []
+    if report.left_out:
+        names = ", ".join(f"{g} (n = {s:,})" for _, g, s in report.left_out)
+        out.append(
+            f"Left out (min_group_size = {report.min_group_size}): {names}. "
+            "These groups are in no metric, interval, test, table or figure."
+        )
+    compared = report.groups[report.groups["grouping"].isin(list(report.kept_groups))]
+    small = compared[compared["size"] < SMALL_GROUP_SIZE]
+    if len(small):
+        out.append(
+            f"Small groups: {_listed(small, 'size', 'n = {:,}'.format)}. Their "
+            "rates and every interval involving them are very uncertain; "
+            "prefer the DKW interval there."
+        )
+    few = compared[compared["few_positives"] == True]  # noqa: E712
+    if len(few):
+        out.append(
+            f"Few positives (under {FEW_POSITIVES} positive labels): "
+            f"{_listed(few, 'n_positive', int)}. Their TPR and FNR rest on a "
+            "handful of samples; read the Wilson intervals."
+        )
+    return out
+
+
+def _metric_notes(report):
+    out = []
+    for r in report.metric_results:
+        if not r.defined:
+            out.append(
+                f"{r.name} is undefined on these groups and reported as such: "
+                f"{r.undefined_reason}"
+            )
+        elif r.inference_error is not None and report.engine != "dask":
+            out.append(
+                f"{r.name}: no interval or p-value on these groups "
+                f"({r.inference_error})"
+            )
+        if r.untestable_reason is not None:
+            out.append(
+                f"{r.name}: its {TEST_NAMES[r.test]} test is untestable here "
+                f"({r.untestable_reason})."
+            )
+    return out
+
+
+def notes(report):
+    """Plain-language notes on what the report can and cannot say."""
+    out = [DASK_NOTE] if report.engine == "dask" else []
+    out += _group_notes(report)
+    out += _metric_notes(report)
+    if not report.has_labels:
+        out.append(
+            "No true labels were given: base rates, TP/FP/FN/TN, TPR, FPR, "
+            "FNR, precision, the trade-off and HFM are not available."
+        )
+    return out

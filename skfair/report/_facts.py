@@ -1,0 +1,261 @@
+"""The report's facts as typed, frozen records: what is computed, not how it reads.
+
+:mod:`._compute`, :mod:`._headline` and :mod:`._advice` build these records;
+the renderings (:mod:`._sentences`, :mod:`._tables`, :mod:`._html`,
+:mod:`._markdown`, :mod:`._figures`) read their fields. ``to_dict`` gives
+each as plain Python values (JSON, once NaN becomes None).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+
+def plain(record):
+    """A record (or None) as a dict of plain values, recursively."""
+    return None if record is None else dataclasses.asdict(record)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the audit was asked for, validated (and the positive label used)."""
+
+    title: str
+    threshold: float
+    epsilon: float
+    confidence_level: float
+    combine: str
+    min_group_size: int | None
+    reference: object = None
+    pos_label: object = None
+
+    @property
+    def keep(self):
+        """The least group size compared (1 when every group is kept)."""
+        return 1 if self.min_group_size is None else self.min_group_size
+
+    @property
+    def alpha(self):
+        """The tests' level: ``1 - confidence_level``."""
+        return 1.0 - self.confidence_level
+
+
+@dataclass(frozen=True)
+class Resampling:
+    """Bootstrap resamples, permutations and the seed (0 and 0 on Dask)."""
+
+    n_resamples: int
+    n_permutations: int
+    random_state: object = None
+
+
+@dataclass(frozen=True)
+class AuditedData:
+    """What was audited: its size, attributes, labels and where it lives."""
+
+    n_samples: int
+    attributes: tuple
+    has_labels: bool
+    engine: str = "numpy"
+    kept_groups: dict = field(default_factory=dict)
+    left_out: tuple = ()
+
+
+@dataclass(frozen=True)
+class AuditInputs:
+    """The validated in-memory inputs (for figures and ``group_arguments``)."""
+
+    scores: object
+    sensitive_features: object
+    y: object = None
+
+
+@dataclass(frozen=True)
+class MetricDefinition:
+    """One metric of the report: its key, display name, function and arguments."""
+
+    key: str
+    name: str
+    metric: str
+    params: dict = field(default_factory=dict)
+
+    @property
+    def short_name(self):
+        """The name without its explanation, e.g. ``"MCDP(0)"``."""
+        return self.name.split(" (")[0]
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """One metric's value, intervals, test and where it is attained.
+
+    ``value`` is NaN and ``undefined_reason`` says why when the metric is
+    undefined on these groups; ``inference_error`` says why a defined metric
+    has no interval or p-value; ``untestable_reason`` why its test cannot
+    decide (its p-value says nothing then). ``pair`` is the two groups (as
+    text) whose gap is the value, ``pair_grouping`` their grouping.
+    """
+
+    key: str
+    name: str
+    value: float
+    low: float = float("nan")
+    high: float = float("nan")
+    interval: str | None = None
+    dkw_low: float = float("nan")
+    dkw_high: float = float("nan")
+    pvalue: float = float("nan")
+    pvalue_floor: float = float("nan")
+    test: str | None = None
+    undefined_reason: str | None = None
+    inference_error: str | None = None
+    untestable_reason: str | None = None
+    pair: tuple | None = None
+    pair_grouping: str | None = None
+
+    @property
+    def short_name(self):
+        return self.name.split(" (")[0]
+
+    @property
+    def defined(self):
+        return self.undefined_reason is None
+
+
+@dataclass(frozen=True)
+class GroupRate:
+    """A group's positive rate at the threshold, its Wilson interval and ratio.
+
+    ``ratio`` is the rate over the reference group's, None when that is 0;
+    ``n_positive`` the group's positive labels (None without labels).
+    """
+
+    group: str
+    size: int
+    rate: float
+    low: float
+    high: float
+    ratio: float | None = None
+    n_positive: int | None = None
+
+
+@dataclass(frozen=True)
+class RateGap:
+    """The gap in a rate (TPR or FPR) between the groups that have enough samples."""
+
+    rate: str
+    value: float
+    lowest: GroupRate
+    highest: GroupRate
+    left_out: tuple = ()
+
+
+@dataclass(frozen=True)
+class ThresholdFacts:
+    """The headline's facts at the decision threshold, for one grouping.
+
+    ``disadvantaged`` is the most disadvantaged group whose whole Wilson
+    interval lies below the reference's rate (None if no group does);
+    ``unclear`` the groups selected less often than the reference whose
+    interval contains its rate (too few to tell); ``farthest`` the group
+    farthest from the reference's rate either way (what the four-fifths rule
+    reads); ``lowest`` and ``highest`` the groups of the impact ratio.
+    """
+
+    threshold: float
+    grouping: str
+    reference: GroupRate
+    disadvantaged: GroupRate | None
+    unclear: tuple
+    farthest: GroupRate | None
+    four_fifths: str | None
+    lowest: GroupRate
+    highest: GroupRate
+    impact_ratio: float | None
+    tpr_gap: RateGap | None = None
+    fpr_gap: RateGap | None = None
+
+
+@dataclass(frozen=True)
+class DistributionFacts:
+    """MCDP(0), where it is attained, and the scores near that point."""
+
+    value: float
+    groups: tuple
+    attribute: str
+    score: float
+    higher_cdf_group: str
+    epsilon: float
+    share_near: float | None
+    local_value: float
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The headline's facts: at the threshold, then over all thresholds."""
+
+    threshold: ThresholdFacts
+    distribution: DistributionFacts
+
+
+@dataclass(frozen=True)
+class MCDPLocation:
+    """Where MCDP(ε) is attained, as the location table shows it."""
+
+    epsilon: float
+    value: float
+    attribute: str
+    groups: tuple
+    threshold: float | None
+    window: tuple | None
+    higher_cdf_group: str
+
+
+@dataclass(frozen=True)
+class TableReference:
+    """The reference group of one table and how it was chosen.
+
+    ``how`` is ``"given"`` (the ``reference`` itself), ``"component"`` (its
+    part for this attribute) or ``"largest"``.
+    """
+
+    grouping: str
+    group: str
+    how: str
+
+
+@dataclass(frozen=True)
+class ThresholdPoint:
+    """A threshold with its performance and positive-rate gap."""
+
+    threshold: float
+    performance: float
+    delta_dp: float
+
+
+@dataclass(frozen=True)
+class ThresholdAdvice:
+    """What the report recommends about the decision threshold, and why.
+
+    ``recommended`` is a threshold with a smaller positive-rate gap than the
+    current one and at least ``tolerance`` of the best performance, or None
+    (``reason`` says why). ``no_positives`` and ``no_negatives`` name the
+    groups with a single outcome: their balanced accuracy is undefined and
+    a positive rate of 0 (or 1) there does not rule a threshold out.
+    ``excluded`` marks the candidates never recommended.
+    """
+
+    performance: str
+    tolerance: float
+    current: ThresholdPoint
+    best: ThresholdPoint | None
+    recommended: ThresholdPoint | None
+    positive_rate: dict
+    reason: str | None
+    no_positives: tuple
+    no_negatives: tuple
+    n_candidates: int
+    n_excluded: int
+    excluded: tuple = field(repr=False, default=())
+    pos_label: object = None

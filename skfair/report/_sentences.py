@@ -1,0 +1,411 @@
+"""The report's sentences: the lead, the headline and the plain summary.
+
+Everything here is plain text (no markup), read from the report's typed
+facts (:mod:`._facts`); renderers (:mod:`._html`, :mod:`._markdown`) escape
+it for their format and lay it out. Rates are percentages
+(:func:`format_percent`), gaps and metrics fractions with 4 decimals, ratios
+of rates 3 decimals, everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..utils import SMALL_GROUP_SIZE
+from ._advice import LOSES_PERFORMANCE
+from ._common import (
+    FEW_POSITIVES,
+    FOUR_FIFTHS,
+    counted,
+    format_interval,
+    format_percent,
+    format_pvalue,
+    format_ratio,
+)
+from ._explain import TEST_NAMES, interval_of, methods, notes
+
+__all__ = ["headline", "lead", "methods", "notes", "plain_summary"]
+
+_LISTED = 5  # groups named in a sentence before "and k more"
+
+
+def _pct(value):
+    return format_percent(value)
+
+
+def _listing(names):
+    """``"a, b, c"``, at most ``_LISTED`` names, then ``"and k more"``."""
+    names = list(names)
+    shown = ", ".join(map(str, names[:_LISTED]))
+    if len(names) > _LISTED:
+        shown += f" and {len(names) - _LISTED} more"
+    return shown
+
+
+def _who(g):
+    """``"b (n = 1,234)"``."""
+    return f"{g.group} (n = {g.size:,})"
+
+
+def _rate_with_interval(g):
+    return f"{_pct(g.rate)} (Wilson interval {_pct(g.low)}–{_pct(g.high)})"
+
+
+def lead(report):
+    s = report.settings
+    label = "—" if s.pos_label is None else repr(s.pos_label)
+    return (
+        f"{report.n_samples:,} samples; sensitive attribute(s): "
+        f"{', '.join(map(str, report.data.attributes))}; decision: positive "
+        f"when the score ≥ {s.threshold:g}; positive label: {label}; "
+        f"ε = {s.epsilon:g}."
+    )
+
+
+# -- the headline ------------------------------------------------------------------
+def _disadvantage_sentence(facts):
+    t, ref, d = facts.threshold, facts.reference, facts.disadvantaged
+    if ref.rate <= 0:
+        none = "; it has no positive labels" if ref.n_positive == 0 else ""
+        return (
+            f"At the threshold {t:g}, the reference group {_who(ref)} of "
+            f"{facts.grouping} selects no one: {_pct(ref.rate)}, Wilson interval "
+            f"{_pct(ref.low)}–{_pct(ref.high)}{none}. No group can be selected "
+            "less often, and no ratio to it is defined."
+        )
+    if d is None:
+        return (
+            f"At the threshold {t:g}, no group of {facts.grouping} is selected "
+            f"clearly less often than the reference group {_who(ref)}, selected at "
+            f"{_rate_with_interval(ref)}: every other group's Wilson interval "
+            "reaches that rate or lies above it."
+        )
+    return (
+        f"At the threshold {t:g}, the most disadvantaged group of "
+        f"{facts.grouping} is {_who(d)}: selected at {_rate_with_interval(d)}, "
+        f"clearly below the {_pct(ref.rate)} of the reference group {_who(ref)}; "
+        f"a positive-rate ratio of {format_ratio(d.ratio)} (at most "
+        f"{format_ratio(d.high / ref.rate)} at the top of its interval)."
+    )
+
+
+def _unclear_sentence(report, facts):
+    out = []
+    if facts.unclear:
+        listed = [
+            f"{_who(g)}: {_pct(g.rate)}, {_pct(g.low)}–{_pct(g.high)}"
+            for g in facts.unclear
+        ]
+        out.append(
+            f"Too few to tell (selected less often than {facts.reference.group}, "
+            f"but with a Wilson interval that contains its rate): "
+            f"{_listing(listed)}."
+        )
+    if report.left_out:
+        out.append(
+            f"Left out as smaller than min_group_size = {report.min_group_size}: "
+            f"{counted(len(report.left_out), 'group')} (named in the notes)."
+        )
+    return " ".join(out)
+
+
+def _farthest_text(facts):
+    f, ref = facts.farthest, facts.reference
+    how = f"selected at {_pct(f.rate)} against {_pct(ref.rate)} for {ref.group}"
+    notes = [] if f.ratio is None else [f"a ratio of {format_ratio(f.ratio)}"]
+    if f.low <= ref.rate <= f.high:
+        notes.append(
+            "too few to tell: its Wilson interval contains the reference's rate"
+        )
+    return f"{_who(f)}, {how}" + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def _impact_sentence(facts):
+    low, high = facts.lowest, facts.highest
+    if facts.impact_ratio is None:
+        sentence = (
+            "No group is selected at this threshold: the impact ratio (lowest / "
+            "highest positive rate) is undefined."
+        )
+    else:
+        sentence = (
+            f"Impact ratio (lowest / highest positive rate): "
+            f"{format_ratio(facts.impact_ratio)}, {_who(low)} at {_pct(low.rate)} "
+            f"against {_who(high)} at {_pct(high.rate)}."
+        )
+    if facts.four_fifths == "pass":
+        sentence += (
+            f" Four-fifths rule: every group is within {FOUR_FIFTHS:g} to "
+            f"{1 / FOUR_FIFTHS:g} times the reference's rate."
+        )
+    elif facts.four_fifths == "fail":
+        sentence += (
+            f" Four-fifths rule ({FOUR_FIFTHS:g} to {1 / FOUR_FIFTHS:g} times the "
+            f"reference's rate): failed; farthest is {_farthest_text(facts)}."
+        )
+    return sentence
+
+
+_GAPS = (
+    ("tpr_gap", "true-positive", "positives"),
+    ("fpr_gap", "false-positive", "negatives"),
+)
+
+
+def _gap_sentence(facts):
+    parts = []
+    for key, what, counts in _GAPS:
+        gap = getattr(facts, key)
+        if gap is None:
+            continue
+        part = (
+            f"{what} rates range from {_pct(gap.lowest.rate)} ({gap.lowest.group}) "
+            f"to {_pct(gap.highest.rate)} ({gap.highest.group}), a gap of "
+            f"{gap.value:.4f}"
+        )
+        if gap.left_out:
+            part += (
+                f" (left out of this gap, fewer than {FEW_POSITIVES} {counts}: "
+                f"{_listing(gap.left_out)})"
+            )
+        parts.append(part)
+    if not parts:
+        return "Without true labels, the TPR and FPR gaps are not available."
+    sentence = "; ".join(parts)
+    sentence = sentence[0].upper() + sentence[1:]
+    if facts.tpr_gap is not None and facts.fpr_gap is not None:
+        odds = max(facts.tpr_gap.value, facts.fpr_gap.value)
+        sentence += f"; equal opportunity is the TPR gap, equalised odds {odds:.4f}"
+    return sentence + "."
+
+
+def shown_pvalue(result):
+    """``"= 0.231"``, ``"< 0.001"`` or ``"≤ 0.005"`` (a permutation test's floor)."""
+    p, floor = result.pvalue, result.pvalue_floor
+    if result.test == "permutation" and math.isfinite(floor):
+        if p <= floor * (1 + 1e-9):
+            return f"≤ {floor:.3g}"
+    return format_pvalue(p) if p < 0.001 else "= " + format_pvalue(p)
+
+
+def evidence(report, result):
+    """What a metric's test says, in words."""
+    if result.untestable_reason is not None:
+        return (
+            f"untestable here: its {TEST_NAMES[result.test]} test cannot decide "
+            f"({result.untestable_reason.split(':')[0]}; see the notes)"
+        )
+    if report.engine == "dask" or not math.isfinite(result.pvalue):
+        return "no p-value (see the notes)"
+    p = result.pvalue
+    if p < report.settings.alpha:
+        strength = "unlikely to be noise"
+    else:
+        strength = "compatible with noise"
+    return f"{TEST_NAMES[result.test]} test p {shown_pvalue(result)}, {strength}"
+
+
+def _metric(report, key):
+    return next(r for r in report.metric_results if r.key == key)
+
+
+def _distribution_sentences(report):
+    d = report.headline.distribution
+    row = _metric(report, "mcdp")
+    low, high, method = interval_of(row)
+    interval = (
+        "" if method is None else f", {method} interval {format_interval(low, high)}"
+    )
+    out = [
+        f"Over all thresholds, the largest gap between two groups' score CDFs "
+        f"is MCDP(0) = {d.value:.4f} ({' vs '.join(d.groups)}, at the score "
+        f"{d.score:.3g}{interval}; {evidence(report, row)})."
+    ]
+    if d.share_near is not None:
+        near = abs(d.score - report.threshold) <= d.epsilon
+        out.append(
+            f"{_pct(d.share_near)} of the scores lie within ±{d.epsilon:g} of that "
+            f"score, and the decision threshold is {'' if near else 'not '}"
+            f"among them; MCDP({d.epsilon:g}) = {d.local_value:.4f} is the gap "
+            f"that persists over a window of ±{d.epsilon:g}, less sensitive to a "
+            "few scores at one point."
+        )
+    return out
+
+
+def headline(report):
+    """The headline: threshold facts first, then the distribution-level finding."""
+    facts = report.headline.threshold
+    out = [_disadvantage_sentence(facts)]
+    unclear = _unclear_sentence(report, facts)
+    if unclear:
+        out.append(unclear)
+    out += [_impact_sentence(facts), _gap_sentence(facts)]
+    return out + _distribution_sentences(report)
+
+
+# -- the plain summary -----------------------------------------------------------
+def _decision_sentence(facts):
+    d, f, ref = facts.disadvantaged, facts.farthest, facts.reference
+    if facts.four_fifths == "pass":
+        return (
+            f"Every group receives positive decisions at {FOUR_FIFTHS:g} to "
+            f"{1 / FOUR_FIFTHS:g} times the rate of {ref.group} (the four-fifths "
+            "rule)."
+        )
+    if facts.four_fifths is None:
+        return "No group is selected at this threshold."
+    if d is not None and d.ratio is not None and d.ratio < FOUR_FIFTHS:
+        return (
+            f"Decisions are unbalanced: {_who(d)} receives a positive decision "
+            f"{format_ratio(d.ratio)} times as often as {ref.group}, outside the "
+            f"{FOUR_FIFTHS:g}–{1 / FOUR_FIFTHS:g} range of the four-fifths rule."
+        )
+    sentence = (
+        f"The four-fifths rule fails: the farthest group is {_farthest_text(facts)}."
+    )
+    if f.size < SMALL_GROUP_SIZE:
+        sentence += (
+            f" With only {counted(f.size, 'person', 'people')}, its positive "
+            f"rate is very uncertain ({_pct(f.low)}–{_pct(f.high)})."
+        )
+    return sentence
+
+
+def _verdict_sentences(report):
+    """What the tests that can decide say, and which tests cannot."""
+    if report.engine == "dask":
+        return []
+    results = [r for r in report.metric_results if r.defined]
+    decidable = [
+        r
+        for r in results
+        if math.isfinite(r.pvalue) and r.untestable_reason is None and r.test
+    ]
+    untestable = [r for r in results if r.untestable_reason is not None]
+    level = report.settings.alpha
+    rejecting = [r for r in decidable if r.pvalue < level]
+
+    def cited(rs):
+        return "; ".join(
+            f"{r.short_name} ({TEST_NAMES[r.test]} test, p {shown_pvalue(r)})"
+            for r in rs
+        )
+
+    if rejecting:
+        out = [
+            "The groups differ beyond chance by the tests that can decide: "
+            f"{cited(rejecting)}."
+        ]
+    elif decidable:
+        out = [
+            "No test that can decide finds a difference between the groups' "
+            f"scores beyond chance at the {level:g} level: {cited(decidable)}."
+        ]
+    else:
+        out = ["No test here can decide whether the groups' scores differ."]
+    if untestable:
+        kinds = {}
+        for r in untestable:
+            kinds.setdefault(r.untestable_reason.split(":")[0], []).append(r.short_name)
+        listed = "; ".join(
+            f"{', '.join(names)} ({why})" for why, names in kinds.items()
+        )
+        out.append(
+            f"Untestable here, their permutation tests cannot decide: {listed}. "
+            "Their p-values are no evidence of fairness (see the notes)."
+        )
+    return out
+
+
+def plain_summary(report):
+    """A few plain-language sentences for a decision-maker."""
+    facts = report.headline.threshold
+    out = [_decision_sentence(facts)]
+    if facts.tpr_gap is not None:
+        out.append(
+            "Among people whose true outcome is positive, the share the model "
+            f"selects differs by up to {facts.tpr_gap.value:.4f} between groups "
+            "(the TPR gap)."
+        )
+    out += _verdict_sentences(report)
+    out += advice_sentences(report)
+    caveats = _caveats(report)
+    if caveats:
+        out.append("Read with care: " + "; ".join(caveats) + ".")
+    return out
+
+
+def _one_outcome_sentence(names, outcome, rate, right):
+    return (
+        f"No {outcome} labels in {_listing(names)}: balanced accuracy is undefined "
+        f"there and {right} is the right decision, so a positive rate of {rate} "
+        "there rules no threshold out (it still counts in the gap)."
+    )
+
+
+def advice_sentences(report):
+    """Whether another threshold is fairer, and the groups with one outcome."""
+    advice = report.advice
+    if advice is None:
+        return []
+    name = advice.performance.replace("_", " ")
+    cur, rec, best = advice.current, advice.recommended, advice.best
+    share = f"{100 * advice.tolerance:g}%"
+    if rec is not None:
+        out = [
+            f"A fairer threshold: t = {rec.threshold:.3g} narrows the positive-rate "
+            f"gap from {cur.delta_dp:.4f} (at the audit's {cur.threshold:g}) to "
+            f"{rec.delta_dp:.4f}, with {name} {rec.performance:.4f} (now "
+            f"{cur.performance:.4f}), at least {share} of the best "
+            f"({best.performance:.4f}, at t = {best.threshold:.3g})."
+        ]
+    else:
+        why = advice.reason
+        if why == LOSES_PERFORMANCE:
+            why = (
+                f"every threshold with a smaller gap keeps less than {share} of "
+                f"the best {name} ({best.performance:.4f}, at t = "
+                f"{best.threshold:.3g})"
+            )
+        out = [
+            f"No threshold improves on the audit's {cur.threshold:g} (positive-rate "
+            f"gap {cur.delta_dp:.4f}, {name} {cur.performance:.4f}): {why}."
+        ]
+        if best is not None and cur.performance < best.performance * advice.tolerance:
+            out[0] += (
+                f" The audit's threshold itself keeps only "
+                f"{100 * cur.performance / best.performance:.0f}% of the best {name}."
+            )
+    if advice.no_positives:
+        out.append(
+            _one_outcome_sentence(
+                advice.no_positives, "positive", 0, "selecting no one"
+            )
+        )
+    if advice.no_negatives:
+        out.append(
+            _one_outcome_sentence(
+                advice.no_negatives, "negative", 1, "selecting everyone"
+            )
+        )
+    return out
+
+
+def _caveats(report):
+    out = []
+    if report.left_out:
+        out.append(f"{counted(len(report.left_out), 'small group')} left out")
+    compared = report.groups[report.groups["grouping"].isin(list(report.kept_groups))]
+    small = int((compared["size"] < SMALL_GROUP_SIZE).sum())
+    if small:
+        out.append(
+            f"{counted(small, 'group')} of fewer than {SMALL_GROUP_SIZE} samples"
+        )
+    undefined = [r.short_name for r in report.metric_results if not r.defined]
+    if undefined:
+        out.append(f"{', '.join(undefined)} undefined here")
+    few = int((compared["few_positives"] == True).sum())  # noqa: E712
+    if few:
+        out.append(f"{counted(few, 'group')} with fewer than {FEW_POSITIVES} positives")
+    return out

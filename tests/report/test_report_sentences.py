@@ -1,0 +1,379 @@
+"""What the report SAYS on groupings that broke it: one-person groups, many
+intersections, a group without positives, labels containing " & ".
+
+Each test asserts the sentences themselves, in the dict, the Markdown and the
+HTML, on a minimal synthetic reproduction.
+"""
+
+import ast
+import html
+import json
+import math
+import pathlib
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import skfair
+from skfair import audit
+from skfair.metrics.inference import proportion_interval
+from skfair.report._common import format_percent, markdown_text
+from skfair.report._facts import MetricResult
+from skfair.report._headline import mark_untestable
+from skfair.utils import SmallGroupWarning, parse_group_label
+
+FAST = {"n_resamples": 19, "n_permutations": 99}
+
+
+def _quiet_audit(*args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallGroupWarning)
+        return audit(*args, **kwargs)
+
+
+def _texts(report):
+    """(dict, Markdown, the HTML page's text without tags)."""
+    out = report.to_dict()
+    page = report.to_html(figures=False)
+    text = html.unescape(re.sub(r"<[^>]+>", " ", page))
+    return out, report.to_markdown(), re.sub(r"\s+", " ", text)
+
+
+# -- (a) three groups, one of size 1 ---------------------------------------------------
+@pytest.fixture(scope="module")
+def one_person():
+    rng = np.random.default_rng(0)
+    g = np.array(["a"] * 150 + ["b"] * 150 + ["solo"])
+    s = np.clip(rng.beta(2, 5, g.size) + 0.2 * (g == "b"), 0, 1)
+    y = (rng.random(g.size) < s).astype(int)
+    return _quiet_audit(y, s, sensitive_features=g, **FAST)
+
+
+def test_one_undefined_metric_leaves_the_others_their_values(one_person):
+    out, md, page = _texts(one_person)
+    rows = {r["key"]: r for r in out["metrics"]}
+    assert rows["abpc"]["value"] is None and rows["abpc"]["undefined_reason"]
+    for key, row in rows.items():
+        if key == "abpc":
+            continue
+        assert row["undefined_reason"] is None and math.isfinite(row["value"])
+        assert f"| {markdown_text(row['metric'])} | {row['value']:.4f} |" in md
+        assert f"{row['metric']} {row['value']:.4f}" in page
+    assert md.count("| undefined |") == 1
+    assert len(re.findall(r"\) undefined ", page)) == 1
+    # plurals: one person, one group
+    summary = " ".join(out["plain_summary"])
+    assert "1 people" not in summary + md and "(1 samples)" not in md
+    assert "1 group of fewer than 30 samples" in summary
+
+
+def test_a_single_person_is_too_few_to_tell(one_person):
+    facts = one_person.headline.threshold
+    assert facts.disadvantaged is None
+    assert [g.group for g in facts.unclear] == ["solo"]
+    out, md, page = _texts(one_person)
+    sentence = next(t for t in out["headline"]["text"] if t.startswith("Too few"))
+    assert "solo (n = 1): 0%, 0%–79.3%" in sentence
+    assert markdown_text(sentence) in md and sentence in page
+    assert "With only 1 person, its positive rate is very uncertain" in md
+
+
+# -- (b) saturated permutation statistics ----------------------------------------------
+@pytest.fixture(scope="module")
+def tiny_groups():
+    """Two groups of 150 and six of 2: any two 2-person groups may not overlap."""
+    rng = np.random.default_rng(0)
+    g = np.r_[np.repeat(["a", "b"], 150), np.repeat([f"t{k}" for k in range(6)], 2)]
+    s = np.r_[rng.beta(2, 5, 150), rng.beta(4, 3, 150), rng.random(12)]
+    y = (rng.random(g.size) < s).astype(int)
+    return _quiet_audit(y, s, sensitive_features=g, **FAST)
+
+
+def test_a_saturated_test_is_untestable_not_compatible_with_noise(tiny_groups):
+    mcdp = next(r for r in tiny_groups.metric_results if r.key == "mcdp")
+    assert mcdp.value == 1.0 and mcdp.test == "permutation" and mcdp.pvalue > 0.5
+    assert mcdp.untestable_reason.startswith(
+        "saturated statistic: it is at its largest possible value, 1,"
+    )
+    out, md, page = _texts(tiny_groups)
+    everything = " ".join(out["headline"]["text"] + out["plain_summary"])
+    assert "compatible with noise" not in everything
+    assert "more than chance would explain" not in everything
+    assert (
+        "untestable here: its permutation test cannot decide (saturated"
+        in (out["headline"]["text"][-2])
+    )
+    # the verdict follows the tests that can decide, and names them
+    verdict = next(s for s in out["plain_summary"] if s.startswith("The groups differ"))
+    assert "ΔDP_b at t = 0.5 (chi-square test, p < 0.001)" in verdict
+    assert "MCDP(0) (" not in verdict
+    untestable = next(s for s in out["plain_summary"] if s.startswith("Untestable"))
+    assert "MCDP(0)" in untestable and "saturated statistic" in untestable
+    assert "| untestable (see notes) |" in md and "untestable (see notes)" in page
+    assert any(
+        n.startswith("MCDP(0) (largest CDF gap): its permutation") for n in out["notes"]
+    )
+
+
+def test_mark_untestable_rules():
+    def result(value, pvalue, pair=("big", "big2"), test="permutation"):
+        return MetricResult(
+            "mcdp",
+            "MCDP(0)",
+            value,
+            pvalue=pvalue,
+            test=test,
+            pair=pair,
+            pair_grouping="g",
+        )
+
+    sizes = {("g", "big"): 500, ("g", "big2"): 400, ("g", "one"): 1}
+    rows = [
+        result(1.0, 0.9),  # saturated, not rejected
+        result(1.0, 0.01),  # saturated but rejected: decides
+        result(0.4, 0.6),  # large groups, not rejected: compatible with noise
+        result(0.4, 0.6, pair=("one", "big")),  # a tiny group makes the maximum
+        result(1.0, 0.9, test="ks"),  # an exact test is never saturated this way
+    ]
+    marked = mark_untestable(rows, alpha=0.05, sizes=sizes, n_permutations=99)
+    reasons = [r.untestable_reason for r in marked]
+    assert reasons[0].startswith("saturated statistic")
+    assert reasons[1] is None and reasons[2] is None and reasons[4] is None
+    assert reasons[3].startswith(
+        "groups too small: the largest gap over pairs involves one (1 person)"
+    )
+
+
+# -- (c) a big group without positives, scores <= 0.001, quantile bins -----------------
+@pytest.fixture(scope="module")
+def no_positives():
+    rng = np.random.default_rng(2)
+    n = 4000
+    age = rng.uniform(17, 90, n)
+    young = age <= np.quantile(age, 0.25)
+    s = np.where(
+        young,
+        rng.uniform(0, 0.00063, n),
+        1 / (1 + np.exp(2.5 - rng.normal(0, 1.5, n))),
+    )
+    s[~young & (rng.random(n) < 0.02)] = 0.0001  # a few low scores elsewhere
+    y = np.where(young, 0, (rng.random(n) < s).astype(int))
+    bins = pd.qcut(age, 4, labels=["q1", "q2", "q3", "q4"]).astype(str)
+    return audit(y, s, sensitive_features=pd.DataFrame({"age": bins}), **FAST)
+
+
+def test_never_recommends_a_less_fair_threshold(no_positives):
+    advice, tradeoff = no_positives.advice, no_positives.tradeoff
+    current = advice.current
+    # the trade-off's own rule excludes every threshold above q1's scores and
+    # picks one with a far larger gap than now; the report does not take it
+    assert tradeoff.threshold < 0.001 and tradeoff.delta_dp > 0.7
+    assert current.delta_dp < 0.1
+    assert advice.no_positives == ("q1",)
+    assert advice.recommended is None or advice.recommended.delta_dp < current.delta_dp
+    out, md, page = _texts(no_positives)
+    assert out["tradeoff"]["threshold"] is None
+    assert out["tradeoff"]["no_positives"] == ["q1"]
+    sentences = [s for s in out["plain_summary"] if "threshold" in s.lower()]
+    no_pick = next(s for s in sentences if s.startswith("No threshold improves"))
+    assert (
+        f"No threshold improves on the audit's 0.5 (positive-rate gap "
+        f"{current.delta_dp:.4f}, balanced accuracy {current.performance:.4f}): "
+        "every threshold with a smaller gap keeps less than 95% of the best "
+        "balanced accuracy"
+    ) in no_pick
+    assert "fairest" not in " ".join(out["plain_summary"]) + md
+    one = next(s for s in out["plain_summary"] if s.startswith("No positive labels"))
+    assert one.startswith("No positive labels in q1: balanced accuracy is undefined")
+    for sentence in (no_pick, one):
+        assert markdown_text(sentence) in md and sentence in page
+    # the figure shows the report's advice, not the trade-off's own pick
+    pytest.importorskip("matplotlib")
+    figure = no_positives.figures()[3]
+    assert "no threshold improves on the audit's 0.5" in figure["alt"]
+
+
+def test_a_reference_without_positives_is_named_and_no_ratio_printed(no_positives):
+    facts = no_positives.headline.threshold
+    assert facts.reference.group == "q1" and facts.reference.rate == 0
+    out, _, page = _texts(no_positives)
+    first = out["headline"]["text"][0]
+    assert first.startswith("At the threshold 0.5, the reference group q1 (n = 1,000)")
+    assert (
+        "selects no one: 0%, Wilson interval 0%–0.38%; it has no positive labels"
+        in first
+    )
+    assert not re.search(r"ratio of \d", " ".join(out["headline"]["text"]))
+    assert re.search(
+        r"Impact ratio \(lowest / highest positive rate\): 0\.000, q1", page
+    )
+
+
+def test_percentages_keep_the_digits_they_need():
+    low, high = proportion_interval(np.array([0.0]), np.array([24901.0]), 0.95)
+    assert format_percent(high[0]) == "0.015%"
+    assert format_percent(low[0]) == "0%"
+    assert format_percent(0.00032) == "0.032%" and format_percent(0.4) == "40.0%"
+    assert format_percent(0.99996) == "99.996%" and format_percent(1.0) == "100%"
+
+
+# -- (d) many intersections of three attributes ----------------------------------------
+@pytest.fixture(scope="module")
+def intersections():
+    """3 attributes, 40+ intersections: the reference selects 12%; a clear-cut
+    900-person group 6% (Wilson 4.6%-7.8%); a 64-person one 4.7% (3 of 64,
+    Wilson 1.6%-12.9%: too few to tell); a race label containing " & ";
+    singletons (left out at 30)."""
+    rng = np.random.default_rng(4)
+    blocks = [  # (sex, race, origin, size, selected)
+        ("F", "White", "N", 3000, 360),
+        ("F", "Black", "N", 900, 54),
+        ("M", "Asian", "H", 64, 3),
+        ("M", "Pacific & Other", "H", 300, 36),
+    ]
+    for k in range(40):
+        size = int(rng.integers(40, 200))
+        blocks.append(("M", f"r{k}", "N", size, round(0.12 * size) + 1))
+    blocks += [("F", f"solo{k}", "U", 1, 0) for k in range(5)]
+    rows = []
+    for sex, race, origin, size, selected in blocks:
+        chosen = rng.permutation(size) < selected
+        score = np.where(chosen, rng.uniform(0.5, 1, size), rng.uniform(0, 0.5, size))
+        rows.append(
+            pd.DataFrame({"sex": sex, "race": race, "origin": origin, "s": score})
+        )
+    frame = pd.concat(rows, ignore_index=True)
+    y = (rng.random(len(frame)) < frame["s"]).astype(int)
+    return audit(
+        y,
+        frame["s"],
+        sensitive_features=frame[["sex", "race", "origin"]],
+        min_group_size=30,
+        **FAST,
+    )
+
+
+def test_the_headline_names_the_clear_cut_disadvantaged_group(intersections):
+    facts = intersections.headline.threshold
+    assert facts.disadvantaged.group == "F & Black & N"
+    assert facts.disadvantaged.high < facts.reference.rate
+    small = next(g for g in facts.unclear if g.group == "M & Asian & H")
+    assert small.rate < facts.disadvantaged.rate and small.high >= facts.reference.rate
+    out, md, page = _texts(intersections)
+    text = out["headline"]["text"]
+    assert text[0].startswith(
+        "At the threshold 0.5, the most disadvantaged group of sex & race & origin "
+        "is F & Black & N (n = 900): selected at"
+    )
+    assert "M & Asian & H (n = 64)" in text[1] and text[1].startswith("Too few to tell")
+    assert "Left out as smaller than min_group_size = 30: 5 groups" in text[1]
+    impact = next(t for t in text if t.startswith("Impact ratio"))
+    assert f"{facts.impact_ratio:.3f}" in impact
+    for sentence in (text[0], text[1], impact):
+        assert markdown_text(sentence) in md and sentence in page
+
+
+def test_labels_with_the_separator_are_quoted_and_read_back(intersections):
+    table = intersections.groups
+    label = 'M & "Pacific & Other" & H'
+    assert label in set(table["group"])
+    assert parse_group_label(label) == ("M", "Pacific & Other", "H")
+    page = intersections.to_html(figures=False)
+    assert html.escape(label, quote=True) in page
+
+
+def test_each_metric_names_its_pair(intersections):
+    rows = {r.key: r for r in intersections.metric_results}
+    table = intersections.groups[
+        intersections.groups["grouping"] == "sex & race & origin"
+    ]
+    high = table.loc[table["positive_rate"].idxmax(), "group"]
+    low = table.loc[table["positive_rate"].idxmin(), "group"]
+    assert rows["delta_dp@0.5"].pair == (high, low)
+    for key in ("delta_dp", "abcc", "abpc", "mcdp"):
+        assert rows[key].pair is not None, key
+    _, md, _ = _texts(intersections)
+    line = next(x for x in md.splitlines() if x.startswith("| ABPC"))
+    assert markdown_text(" vs ".join(rows["abpc"].pair)) in line
+
+
+def test_reference_text_with_the_separator():
+    rng = np.random.default_rng(3)
+    n = 600
+    sex = rng.choice(["F", "M"], n)
+    race = rng.choice(["White", "Pacific & Other"], n)
+    s = rng.random(n)
+    y = (rng.random(n) < s).astype(int)
+    report = audit(
+        y,
+        s,
+        sensitive_features=pd.DataFrame({"sex": sex, "race": race}),
+        reference='F & "Pacific & Other"',
+        **FAST,
+    )
+    assert [(r.group, r.how) for r in report.references] == [
+        ("F", "component"),
+        ("Pacific & Other", "component"),
+        ('F & "Pacific & Other"', "given"),
+    ]
+    assert report.headline.threshold.reference.group == 'F & "Pacific & Other"'
+
+
+# -- (h) formats, Methods, JSON ------------------------------------------------------
+def test_one_format_per_quantity_and_no_repository_paths(tiny_groups):
+    out, md, page = _texts(tiny_groups)
+    mcdp = out["headline"]["distribution"]["value"]
+    assert f"MCDP(0) = {mcdp:.4f}" in out["headline"]["text"][-2]
+    assert f"| MCDP(0) (largest CDF gap) | {mcdp:.4f} |" in md
+    assert "percentage points" not in " ".join(out["plain_summary"])
+    assert "benchmarks/" not in md + page
+    assert "to_html()" not in md and md.rstrip().endswith(
+        "The figures are in the HTML report."
+    )
+
+
+def test_json_states_the_users_positive_label():
+    rng = np.random.default_rng(6)
+    g = rng.choice(["a", "b"], 400)
+    s = rng.random(400)
+    labels = np.where(rng.random(400) < s, "hired", "rejected")
+    report = audit(labels, s, sensitive_features=g, pos_label="hired", **FAST)
+    out = json.loads(json.dumps(report.to_dict()))
+    assert out["tradeoff"]["pos_label"] == "hired"
+    assert out["summary"]["pos_label"] == "hired"
+
+
+def test_html_tables_may_wrap():
+    from skfair.report._html import _CSS
+
+    assert "nowrap" not in _CSS and "overflow-wrap: break-word" in _CSS
+
+
+# -- the architecture: typed facts, explicit keywords ---------------------------------
+ROOT = pathlib.Path(skfair.__file__).parent
+
+
+@pytest.mark.parametrize("package", ["report", "plotting"])
+def test_no_locals_and_short_modules(package):
+    for path in (ROOT / package).glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        assert len(source.splitlines()) <= 600, path.name
+        names = {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
+        assert "locals" not in names, path.name
+
+
+def test_renderings_read_no_private_member_of_the_report():
+    for name in ("_sentences", "_explain", "_tables", "_html", "_markdown", "_figures"):
+        tree = ast.parse((ROOT / "report" / f"{name}.py").read_text(encoding="utf-8"))
+        private = [
+            n.attr
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute)
+            and isinstance(n.value, ast.Name)
+            and n.value.id == "report"
+            and n.attr.startswith("_")
+        ]
+        assert private == [], name
