@@ -18,8 +18,19 @@ Two benchmarks:
   pair's CDF gap at every score per resample, and ``mcdp_pair_exact`` per pair
   in the public MCDP functions), patched in at run time.
 
-Run ``python benchmarks/bench_audit.py --rows 1000000 --adult`` or
-``python benchmarks/bench_audit.py --groups [--baseline] [--repeat 3]``.
+* ``--before REV``: the same audit before and after. A ``git worktree`` of
+  revision ``REV`` is made in a temporary folder; the audit of ``--n`` rows
+  (default 100 000) in ``--g`` groups (default 10) with ``--resamples``
+  resamples and permutations (default 199), followed by
+  ``to_html(figures=True)``, runs in a fresh process with ``PYTHONPATH``
+  pointing at that worktree, then at this working tree, alternating,
+  ``--repeat`` times (default 3). Prints each run's wall and CPU seconds
+  (import of ``skfair.report``, ``audit``, HTML, and their total) and the
+  medians' ratio now / before. The worktree is removed at the end.
+
+Run ``python benchmarks/bench_audit.py --rows 1000000 --adult``,
+``python benchmarks/bench_audit.py --groups [--baseline] [--repeat 3]`` or
+``python benchmarks/bench_audit.py --before f9de9be [--repeat 5]``.
 """
 
 import argparse
@@ -36,8 +47,6 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from skfair._cli import main
-
 
 def make_predictions(path, n_rows, seed=0):
     rng = np.random.default_rng(seed)
@@ -49,6 +58,8 @@ def make_predictions(path, n_rows, seed=0):
 
 def timed(argv):
     """Exit status, wall time and CPU time (the machine may be shared)."""
+    from skfair._cli import main
+
     start, cpu = time.perf_counter(), time.process_time()
     status = main(argv)
     return status, time.perf_counter() - start, time.process_time() - cpu
@@ -248,6 +259,96 @@ def bench_groups(args):
     )
 
 
+# -- before and after ------------------------------------------------------------
+_PARTS = ("import", "audit", "html", "total")
+
+
+def _audit_child(args):
+    """One timed audit in this (fresh) process, of whichever skfair is first on
+    ``sys.path``; prints a JSON line of (wall, CPU) seconds per part."""
+    warnings.simplefilter("ignore")  # small-group warnings
+    y, score, groups = many_groups(args.n, args.g)
+    clocks = [(time.perf_counter(), time.process_time())]
+    import skfair.report
+
+    clocks.append((time.perf_counter(), time.process_time()))
+    report = skfair.report.audit(
+        y,
+        score,
+        sensitive_features=groups,
+        n_resamples=args.resamples,
+        n_permutations=args.resamples,
+    )
+    clocks.append((time.perf_counter(), time.process_time()))
+    report.to_html(figures=True)
+    clocks.append((time.perf_counter(), time.process_time()))
+    out = {
+        part: [clocks[k + 1][0] - clocks[k][0], clocks[k + 1][1] - clocks[k][1]]
+        for k, part in enumerate(_PARTS[:3])
+    }
+    out["total"] = [clocks[3][0] - clocks[0][0], clocks[3][1] - clocks[0][1]]
+    out["where"] = skfair.report.__file__
+    print(json.dumps(out))
+
+
+def _run_audit(tree, args):
+    env = dict(os.environ, PYTHONPATH=tree)
+    argv = [sys.executable, os.path.abspath(__file__), "--audit-child"]
+    argv += ["--n", str(args.n), "--g", str(args.g), "--resamples", str(args.resamples)]
+    out = subprocess.run(
+        argv, capture_output=True, text=True, check=True, env=env, cwd=tree
+    )
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    if not result.pop("where").startswith(tree):
+        raise RuntimeError(f"the audit did not import skfair from {tree}")
+    return result
+
+
+def bench_before(args):
+    here = subprocess.run(
+        ["git", "rev-parse", "--show-toplevel"],
+        cwd=os.path.dirname(os.path.abspath(__file__)),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    folder = tempfile.mkdtemp(prefix="skfair-before-")
+    before = os.path.join(folder, "tree")
+    subprocess.run(
+        ["git", "worktree", "add", "--detach", before, args.before],
+        cwd=here,
+        check=True,
+        capture_output=True,
+    )
+    runs = {"before": [], "now": []}
+    try:
+        print(
+            f"audit of {args.n:,} rows x {args.g} groups, {args.resamples} resamples "
+            f"and permutations, then to_html(figures=True); {args.before} vs the "
+            f"working tree, alternating, {args.repeat} repeats; seconds wall / CPU"
+        )
+        for r in range(args.repeat):
+            for label, tree in (("before", before), ("now", here)):
+                result = _run_audit(tree, args)
+                runs[label].append(result)
+                cells = "  ".join(
+                    f"{p} {result[p][0]:5.1f} / {result[p][1]:5.1f}" for p in _PARTS
+                )
+                print(f"  run {r + 1} {label:6s}  {cells}", flush=True)
+    finally:
+        subprocess.run(
+            ["git", "worktree", "remove", "--force", before], cwd=here, check=False
+        )
+    print("medians (wall / CPU) and ratio now / before:")
+    for p in _PARTS:
+        b = [statistics.median(r[p][k] for r in runs["before"]) for k in (0, 1)]
+        n = [statistics.median(r[p][k] for r in runs["now"]) for k in (0, 1)]
+        print(
+            f"  {p:6s}  before {b[0]:5.1f} / {b[1]:5.1f}   now {n[0]:5.1f} / "
+            f"{n[1]:5.1f}   ratio {n[0] / b[0]:.2f} / {n[1] / b[1]:.2f}"
+        )
+
+
 def bench_rows(args):
     folder = tempfile.mkdtemp()
     if args.rows:
@@ -296,13 +397,21 @@ if __name__ == "__main__":
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--resamples", type=int, default=None)
     parser.add_argument("--skip-census", action="store_true")
+    parser.add_argument("--before", metavar="REV", help="compare with revision REV")
+    parser.add_argument("--audit-child", action="store_true", help=argparse.SUPPRESS)
     # one measurement in a child process (internal)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--g", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--g", type=int, default=10)
     parser.add_argument("--html", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.child:
+    if args.audit_child:
+        _audit_child(args)
+    elif args.before:
+        args.resamples = args.resamples or 199
+        args.repeat = max(args.repeat, 3) if args.repeat == 1 else args.repeat
+        bench_before(args)
+    elif args.child:
         _child(args)
     elif args.groups:
         bench_groups(args)

@@ -50,7 +50,9 @@ def public_api():
                     if isinstance(member, (staticmethod, classmethod)):
                         member = member.__func__
                     if callable(member):
-                        lines.append(f"{module_name}.{name}.{attr}: {_signature(member)}")
+                        lines.append(
+                            f"{module_name}.{name}.{attr}: {_signature(member)}"
+                        )
                     elif isinstance(member, property):
                         lines.append(f"{module_name}.{name}.{attr}: property")
             elif callable(obj):

@@ -10,7 +10,6 @@ ones (an addition); an existing parameter may not change.
 import pathlib
 
 import pytest
-
 from _api_snapshot import public_api
 
 SNAPSHOT = pathlib.Path(__file__).with_name("public_api.txt")
@@ -34,7 +33,7 @@ def _split(line):
             depth += 1
             if depth == 1:
                 continue
-        elif char in ")]}>" and not rest[i - 1 : i + 1] == "->":
+        elif char in ")]}>" and rest[i - 1 : i + 1] != "->":
             depth -= 1
             if depth == 0:
                 params.append(current.strip())
@@ -77,7 +76,7 @@ def test_public_names_and_signatures_unchanged():
 
 
 @pytest.mark.parametrize(
-    "old, new, ok",
+    ("old", "new", "ok"),
     [
         ("f: (a, *, b=1)", "f: (a, *, b=1, c=2)", True),
         ("f: (a, *, b=1)", "f: (a, *, c=2, b=1)", True),

@@ -79,9 +79,6 @@ LONG_RUN_NOTE = (
 )
 #: The audit's resamples without --n-resamples (up to 100 000 rows).
 DEFAULT_RESAMPLES = 199
-#: Seconds per pair of groups and per resample of the intervals and tests,
-#: measured with groups of 20 rows on 2 cores (a rough guide).
-SECONDS_PER_PAIR_DRAW = 5e-5
 #: The estimate beyond which the note is said.
 LONG_RUN_SECONDS = 60
 #: The most groups the --min-group-size hint keeps (about 1 000 pairs).
@@ -413,14 +410,22 @@ def _groups(args, sensitive):
 
 
 def _say_size(args, sizes, name):
-    """Say up front when the number of pairs of groups makes a long audit."""
+    """Say up front when the number of pairs of groups makes a long audit.
+
+    The estimate is the library's (:func:`skfair.report.resampling_estimate`);
+    above ``MAX_RESAMPLING_SECONDS`` the audit refuses with its own message,
+    so nothing is said here.
+    """
+    from skfair.report import MAX_RESAMPLING_SECONDS, resampling_estimate
+
     k = args.min_group_size or 1
-    n_groups = sum(size >= k for size in sizes.values())
+    kept = [size for size in sizes.values() if size >= k]
+    n_groups, n_rows = len(kept), sum(kept)
     pairs = n_groups * (n_groups - 1) // 2
-    draws = 2 * (args.n_resamples or DEFAULT_RESAMPLES)  # bootstrap, permutations
-    seconds = pairs * draws * SECONDS_PER_PAIR_DRAW
-    if seconds < LONG_RUN_SECONDS:
+    seconds = resampling_estimate(n_rows, n_groups, args.n_resamples)
+    if seconds < LONG_RUN_SECONDS or seconds > MAX_RESAMPLING_SECONDS:
         return
+    draws = 2 * (args.n_resamples or DEFAULT_RESAMPLES)  # bootstrap, permutations
     estimate = (
         f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.0f} h"
     )

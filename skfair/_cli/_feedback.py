@@ -12,6 +12,7 @@ degrees are counted and said once, at the end.
 from __future__ import annotations
 
 import sys
+import time
 import warnings
 from contextlib import contextmanager
 
@@ -24,6 +25,11 @@ HFM_UNDEFINED_LINE = (
     "e.g. {first}"
 )
 
+
+#: Off a terminal, the least seconds between two lines counting a phase's work.
+COUNT_SECONDS = 5.0
+#: What the counted work is (the audit's intervals and tests).
+COUNT_UNIT = "resamples and permutations"
 
 #: Small groups named in a warning line before the rest are counted.
 _SHOWN_GROUPS = 10
@@ -46,6 +52,12 @@ class Progress:
     the end of a ``with`` block, ends the last phase. On a terminal a tqdm
     bar advances over ``phases`` (the expected phases; more are counted as
     they come); elsewhere each phase is one line ``skfair <command>: <phase>``.
+    A call with ``done=`` and ``total=`` counts the current phase's work
+    (the audit's resamples and permutations): on a terminal the count
+    follows the phase's name on the bar; elsewhere a line ``skfair
+    <command>: <phase>: <done>/<total> <unit> (<seconds> s)`` is written at
+    most every ``COUNT_SECONDS`` seconds, so a log sees one at least every
+    few seconds of a long phase.
 
     Parameters
     ----------
@@ -75,6 +87,7 @@ class Progress:
         self.stream = sys.stderr if stream is None else stream
         self.done = 0
         self.bar = None
+        self._said_at = self._started = time.monotonic()
         if bar and _is_terminal(self.stream):
             from tqdm.auto import tqdm
 
@@ -88,7 +101,11 @@ class Progress:
             )
             _OPEN_BARS.append(self)
 
-    def __call__(self, phase):
+    def __call__(self, phase, done=None, total=None):
+        if done is not None:
+            self._count(phase, done, total)
+            return
+        self._started = self._said_at = time.monotonic()
         if self.bar is None:
             print(f"skfair {self.command}: {phase}", file=self.stream, flush=True)
             return
@@ -98,6 +115,23 @@ class Progress:
         if self.done > self.bar.total:
             self.bar.total = self.done
         self.bar.set_description_str(f"skfair {self.command}: {phase}")
+
+    def _count(self, phase, done, total):
+        """The count of a phase's work: on the bar, or a line now and then."""
+        if self.bar is not None:
+            self.bar.set_description_str(
+                f"skfair {self.command}: {phase} {done:,}/{total:,}"
+            )
+            return
+        now = time.monotonic()
+        if now - self._said_at >= COUNT_SECONDS and 0 < done < total:
+            self._said_at = now
+            print(
+                f"skfair {self.command}: {phase}: {done:,}/{total:,} "
+                f"{COUNT_UNIT} ({now - self._started:.0f} s)",
+                file=self.stream,
+                flush=True,
+            )
 
     def close(self, *, complete=True):
         """End the last phase and the bar (``complete=False``: where it stands)."""

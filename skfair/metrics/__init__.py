@@ -2,13 +2,17 @@
 
 Distribution-level demographic parity (ΔDP, ABCC, ABPC, MCDP), the HFM
 manifold measure, group gaps and discriminative risk, confidence intervals
-and tests. Every metric returns a float where lower is fairer; every scorer
+and tests; fairlearn's rate-parity metrics and any metric by group
+(:class:`GroupMetricFrame`). Every metric returns a float where lower is
+fairer (fairlearn's ``*_ratio`` metrics excepted: 1 is parity); every scorer
 returns the negated metric.
 
 Layout: the metric definitions are private modules named after their family
 (``_distribution``, ``_mcdp``, ``_hfm``, ``_group_gaps``,
 ``_discriminative_risk``, ``_confidence``, ``_disparity_test``,
-``_scorer``); they stand on three private layers, each a package with an
+``_scorer``, ``_rates`` and ``_four_fifths`` on the confusion counts of
+``_group_counts``, ``_disaggregation`` with its ``_disaggregation_*``
+parts); they stand on three private layers, each a package with an
 architecture note in its ``__init__``: ``_kernels`` (the sort-based
 machinery), :mod:`skfair.metrics.inference` (intervals and tests on one sort)
 and ``_dask`` (the Dask backend of the public metrics, with its dispatcher).
@@ -19,9 +23,11 @@ Other subpackages import from :mod:`skfair.metrics` and
 
 # ruff: noqa: F401 (check_epsilon is re-exported for skfair's own subpackages)
 from ._confidence import MetricConfidenceInterval, metric_confidence_interval
+from ._disaggregation import GroupMetricFrame
 from ._discriminative_risk import discriminative_risk
 from ._disparity_test import DisparityTestResult, disparity_test
 from ._distribution import abcc, abpc, delta_dp
+from ._four_fifths import FourFifthsResult, four_fifths
 from ._group_gaps import (
     demographic_parity_gap,
     equal_opportunity_gap,
@@ -29,6 +35,16 @@ from ._group_gaps import (
 )
 from ._hfm import HFMResult, HFMUndefinedWarning, hfm, hfm_distances
 from ._mcdp import MCDPResult, check_epsilon, mcdp, mcdp_curve, mcdp_details
+from ._rates import (
+    demographic_parity_difference,
+    demographic_parity_ratio,
+    equalized_odds_difference,
+    equalized_odds_ratio,
+    false_positive_rate_difference,
+    false_positive_rate_ratio,
+    true_positive_rate_difference,
+    true_positive_rate_ratio,
+)
 from ._scorer import (
     make_abcc_scorer,
     make_abpc_scorer,
@@ -40,6 +56,8 @@ from .inference import dkw_halfwidth
 
 __all__ = [
     "DisparityTestResult",
+    "FourFifthsResult",
+    "GroupMetricFrame",
     "HFMResult",
     "HFMUndefinedWarning",
     "MCDPResult",
@@ -47,11 +65,18 @@ __all__ = [
     "abcc",
     "abpc",
     "delta_dp",
+    "demographic_parity_difference",
     "demographic_parity_gap",
+    "demographic_parity_ratio",
     "discriminative_risk",
     "disparity_test",
     "dkw_halfwidth",
     "equal_opportunity_gap",
+    "equalized_odds_difference",
+    "equalized_odds_ratio",
+    "false_positive_rate_difference",
+    "false_positive_rate_ratio",
+    "four_fifths",
     "hfm",
     "hfm_distances",
     "make_abcc_scorer",
@@ -64,4 +89,6 @@ __all__ = [
     "mcdp_details",
     "metric_confidence_interval",
     "predictive_quality_parity_gap",
+    "true_positive_rate_difference",
+    "true_positive_rate_ratio",
 ]

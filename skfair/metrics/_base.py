@@ -107,20 +107,23 @@ def prepare_scores(
 
 
 def _scaled_per_group(weights, codes, grouping):
-    """Each group's weights divided by the group's largest weight.
+    """Each group's weights scaled by a power of two to at most 1.
 
     A distribution metric compares the groups' *normalised* (weighted)
-    distributions, so it is invariant to a scale per group; dividing by
-    the group's largest weight keeps every sum of weights below the number
-    of samples, where weights near the float64 maximum (e.g. 1e308) would
-    otherwise sum to infinity and the distributions to NaN.
+    distributions, so it is invariant to a scale per group. Weights near
+    the float64 maximum (e.g. 1e308) would otherwise sum to infinity and the
+    distributions to NaN; scaled, every sum stays below the number of
+    samples. A power of two scales exactly: the metric keeps every bit.
     """
     peak = np.zeros(grouping.n_groups)
     np.maximum.at(peak, codes, weights)
     if (peak <= 0).any():  # weights are >= 0: a group of total weight 0
         label = grouping.labels[int(np.flatnonzero(peak <= 0)[0])]
-        raise ValueError(ZERO_WEIGHT_GROUP_ERROR.format(label=label, name=grouping.name))
-    return weights / peak[codes]
+        raise ValueError(
+            ZERO_WEIGHT_GROUP_ERROR.format(label=label, name=grouping.name)
+        )
+    _, exponent = np.frexp(peak)  # peak = mantissa * 2**exponent, mantissa < 1
+    return np.ldexp(weights, -exponent[codes])
 
 
 def check_grid_size(n_points, what, fix):

@@ -24,9 +24,8 @@ Measured coverage: ``benchmarks/bench_coverage.py`` and the user guide.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import inspect
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -37,6 +36,7 @@ from .inference import (
     auto_method,
     band_maxima,
     bootstrap_draws,
+    check_band_resamples,
     check_confidence_level,
     check_n_resamples,
     closed_form_pvalue,
@@ -309,9 +309,10 @@ def metric_confidence_interval(
     asked, method = method, _check_interval_method(method, spec)
     if method == "dkw":
         _check_dkw(spec, y_score, sample_weight)
-    elif method in ("band", "bootstrap"):
-        band_level = confidence_level if method == "band" else None
-        n_resamples = check_n_resamples(n_resamples, confidence_level=band_level)
+    elif method == "band":
+        n_resamples = check_band_resamples(n_resamples, confidence_level)
+    elif method == "bootstrap":
+        n_resamples = check_n_resamples(n_resamples)
     if method == "bootstrap":
         bootstrap_method = _check_bootstrap_method(bootstrap_method)
     data = (y_true, y_score, sensitive_features, sample_weight, combine)

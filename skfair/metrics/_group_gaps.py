@@ -81,7 +81,11 @@ def _gap(
     numerator, condition, condition_text, rate = _GAPS[metric]
     numerator = labels[numerator]
     condition = grouping.kept if condition is None else labels[condition]
-    weights = np.ones(n_samples) if weights is None else weights
+    if weights is None:
+        weights = np.ones(n_samples)
+    elif weights.max() > 0:
+        # a power of two keeps the rates exact and their sums finite (1e308)
+        weights = np.ldexp(weights, -np.frexp(weights.max())[1])
     rates = []
     for mask, group in (
         (privileged, "privileged"),

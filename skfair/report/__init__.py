@@ -6,9 +6,12 @@ threshold and where MCDP is attained, and returns an :class:`AuditReport`,
 rendered as a dict, Markdown or one self-contained HTML page (figures from
 :mod:`skfair.plotting`). ``python -m skfair audit`` is its command line.
 ``skfair.audit`` is a shortcut for :func:`skfair.report.audit`.
+:func:`resampling_estimate` is how long its intervals and tests take (the
+audit refuses more than ``MAX_RESAMPLING_SECONDS``).
 """
 
 from ._audit import audit
+from ._budget import MAX_RESAMPLING_SECONDS, resampling_estimate
 from ._report import AuditReport
 
-__all__ = ["AuditReport", "audit"]
+__all__ = ["MAX_RESAMPLING_SECONDS", "AuditReport", "audit", "resampling_estimate"]

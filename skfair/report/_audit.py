@@ -11,10 +11,11 @@ matplotlib the page says so and keeps every table.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 
 import numpy as np
 
-from ..metrics import hfm, mcdp_details
+from ..metrics import hfm
 from ..metrics.inference import check_confidence_level, check_n_resamples
 from ..model_selection import threshold_tradeoff
 from ..utils import (
@@ -27,6 +28,7 @@ from ..utils import (
     sensitive_groupings,
 )
 from ._advice import threshold_advice
+from ._budget import check_resampling_cost
 from ._common import (
     AUDIT_DASK_X_ERROR,
     AUDIT_HFM_LABELS_ERROR,
@@ -38,6 +40,7 @@ from ._compute import (
     audited_groupings,
     check_metrics,
     encode_labels,
+    encoded_features,
     group_table,
     metrics_table,
     per_row_counts,
@@ -145,7 +148,12 @@ def audit(
         (resampling, usually the longest), ``"where MCDP is attained"``,
         ``"trade-off"`` (with labels) and ``"HFM"`` (with ``X``); a phase
         that does not apply is skipped (see ``skfair.report._common.
-        AUDIT_PHASES``). For progress lines or a tqdm bar.
+        AUDIT_PHASES``). For progress lines or a tqdm bar. A callable that
+        also takes the keywords ``done`` and ``total`` (e.g. ``def
+        progress(phase, done=None, total=None)``) is called during
+        ``"intervals and tests"`` as ``progress("intervals and tests",
+        done=k, total=n)`` each time more of the ``n`` bootstrap resamples
+        and permutations are evaluated (``done=0`` first).
 
     Returns
     -------
@@ -158,7 +166,13 @@ def audit(
         a single group, NaN group labels, mismatched lengths, labels that are
         not binary, labels other than {0, 1}, {False, True} or {-1, 1}
         without ``pos_label``, an unknown ``reference``, ``X`` without
-        ``y_true``, or invalid parameters. A metric that is undefined on
+        ``y_true``, or invalid parameters; and, before any resampling, when
+        the intervals and tests would take too long: more than
+        ``MAX_RESAMPLING_SECONDS`` (10 minutes) by the estimate of
+        :func:`skfair.report.resampling_estimate`, which grows with the
+        pairs of groups times the resamples and permutations (the error
+        names a ``min_group_size`` or ``n_resamples`` that fits). A metric
+        that is undefined on
         these groups (e.g. ABPC with a one-sample group) is reported as
         undefined (``value`` None, the reason in ``undefined_reason`` and the
         notes) and the audit goes on.
@@ -256,13 +270,22 @@ def audit(
 
 
 def _audit_in_memory(inputs, X, settings, resampling, progress):
-    """The audit of validated in-memory data, phase by phase."""
-    scores, sensitive_features, y = inputs.scores, inputs.sensitive_features, inputs.y
+    """The audit of validated in-memory data, phase by phase.
+
+    The groups are encoded once (:func:`encoded_features`), each metric is
+    evaluated once (MCDP with where it is attained), and the intervals and
+    tests reuse those values and one set of resamples and permutations.
+    """
+    scores, y = inputs.scores, inputs.y
     decisions = scores >= settings.threshold
-    attributes = check_sensitive_features(sensitive_features, n_samples=len(scores))
+    attributes = check_sensitive_features(
+        inputs.sensitive_features, n_samples=len(scores)
+    )
     compared, tables, left_out = audited_groupings(
         attributes, settings.combine, settings.keep
     )
+    check_resampling_cost(compared, len(scores), resampling)
+    sensitive_features = encoded_features(attributes, inputs.sensitive_features)
     progress("groups")
     groups, references = group_table(
         tables,
@@ -272,10 +295,12 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
     )
     progress("metrics")
     checked = check_metrics(scores, sensitive_features, settings)
+    details = checked[2]
     progress("intervals and tests")
-    results = metrics_table(scores, sensitive_features, settings, resampling, checked)
-    progress("where MCDP is attained")
-    details = _where_mcdp(scores, sensitive_features, settings)
+    results = metrics_table(
+        scores, sensitive_features, settings, resampling, checked, progress.count
+    )
+    progress("where MCDP is attained")  # found with MCDP's value (check_metrics)
     results = finish_metrics(
         results,
         settings=settings,
@@ -288,7 +313,7 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
     tradeoff = advice = None
     if y is not None:
         progress("trade-off")
-        tradeoff, advice = _tradeoff(inputs, settings, compared)
+        tradeoff, advice = _tradeoff(inputs, sensitive_features, settings, compared)
     if X is not None:
         progress("HFM")
     audited = {g.name: g.kept for g in compared}[details[0.0].attribute]
@@ -317,32 +342,66 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
     )
 
 
+class _Progress:
+    """The audit's ``progress``: phases, and the resampling's counter.
+
+    Called with each phase's name; :meth:`count` passes ``done=`` and
+    ``total=`` (resamples and permutations) to a callable that takes them.
+    """
+
+    def __init__(self, progress):
+        self.progress = progress
+        self.counts = progress is not None and _takes_counts(progress)
+
+    def __call__(self, phase):
+        if self.progress is not None:
+            self.progress(phase)
+
+    def count(self, done, total):
+        if self.counts:
+            self.progress("intervals and tests", done=done, total=total)
+
+
+def _takes_counts(progress):
+    """Whether ``progress`` accepts the keywords ``done`` and ``total``."""
+    try:
+        parameters = inspect.signature(progress).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature
+        return False
+    names = {p.name for p in parameters if p.kind != p.POSITIONAL_ONLY}
+    kwargs = any(p.kind == p.VAR_KEYWORD for p in parameters)
+    return kwargs or {"done", "total"} <= names
+
+
 def _check_progress(progress):
-    """``progress`` or a no-op; a ValueError unless None or callable."""
-    if progress is None:
-        return lambda phase: None
-    if not callable(progress):
+    """``progress`` as a :class:`_Progress`; a ValueError unless None or callable."""
+    if progress is not None and not callable(progress):
         raise ValueError(AUDIT_PROGRESS_ERROR.format(value=progress))
-    return progress
+    return _Progress(progress)
 
 
-def _tradeoff(inputs, settings, compared):
+def _tradeoff(inputs, sensitive_features, settings, compared):
     """The trade-off on the audited groups, and the report's advice from it.
 
     The trade-off is computed on the 0/1 labels; it records the user's
-    positive label.
+    positive label. The current threshold's point is the trade-off's row at
+    it when the threshold is a candidate (the default grid holds 0.01, ...,
+    0.99), else a trade-off of that threshold alone.
     """
     scores, y = inputs.scores, inputs.y
     common = {
-        "sensitive_features": inputs.sensitive_features,
+        "sensitive_features": sensitive_features,
         "combine": settings.combine,
         "min_group_size": settings.keep,
     }
-    result = threshold_tradeoff(y, scores, **common)
-    result = dataclasses.replace(result, pos_label=settings.pos_label)
     t = settings.threshold
-    row = threshold_tradeoff(y, scores, thresholds=[t], **common).candidates.iloc[0]
-    current = ThresholdPoint(t, float(row["performance"]), float(row["delta_dp"]))
+    # one call: the current threshold is among the candidates, and the
+    # trade-off never picks a threshold whose gap exceeds the current one's
+    result = threshold_tradeoff(y, scores, current=t, **common)
+    result = dataclasses.replace(result, pos_label=settings.pos_label)
+    current = ThresholdPoint(
+        t, result.current_performance_value, result.current_delta_dp
+    )
     advice = threshold_advice(result, current, compared, y, settings.pos_label)
     return result, advice
 
@@ -372,21 +431,6 @@ def _check_resampling(n_samples, n_resamples, n_permutations, random_state):
         n_permutations=check_n_resamples(n_permutations),
         random_state=random_state,
     )
-
-
-def _where_mcdp(scores, sensitive_features, settings):
-    """Where MCDP(0) and MCDP(ε) are attained, keyed by ε."""
-    return {
-        eps: mcdp_details(
-            None,
-            scores,
-            sensitive_features=sensitive_features,
-            epsilon=eps,
-            combine=settings.combine,
-            min_group_size=settings.keep,
-        )
-        for eps in (0.0, settings.epsilon)
-    }
 
 
 def _hfm(X, y, decisions, sensitive_features, keep):

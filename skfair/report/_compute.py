@@ -11,12 +11,13 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from ..metrics import abcc, abpc, delta_dp, mcdp
+from ..metrics import abcc, abpc, delta_dp, mcdp_details
 from ..metrics.inference import infer_metrics, metric_spec, proportion_interval
 from ..utils import (
     Grouping,
     check_pos_label,
     check_same_length,
+    check_sensitive_features,
     group_label_text,
     parse_group_label,
     same_label,
@@ -24,7 +25,7 @@ from ..utils import (
 from ._common import AUDIT_REFERENCE_ERROR, FEW_POSITIVES, FOUR_FIFTHS, metric_table
 from ._facts import MetricResult, TableReference
 
-_PUBLIC_METRICS = {"delta_dp": delta_dp, "abcc": abcc, "abpc": abpc, "mcdp": mcdp}
+_PUBLIC_METRICS = {"delta_dp": delta_dp, "abcc": abcc, "abpc": abpc}
 # rate -> (numerator count, denominator count), for the rates and intervals
 _RATES = {
     "base_rate": ("n_positive", "size"),
@@ -276,39 +277,82 @@ def group_table(tables, per_row, *, reference, confidence_level):
 
 
 # -- the metrics -------------------------------------------------------------------
-def check_metrics(scores, sensitive_features, settings):
-    """Each metric by its public function: ``({key: value}, {key: reason})``.
+def encoded_features(attributes, sensitive_features):
+    """The groups as categoricals of their codes: encoded once, read as they are.
 
-    A metric that raises a ValueError on these (validated) inputs is
-    undefined on these groups, e.g. ABPC with a one-sample group; the
-    message is the reason.
+    Every later computation (the metrics, the intervals and tests, the
+    trade-off, HFM) encodes ``sensitive_features`` again; a categorical's
+    codes are taken as they are, so this one encoding serves all. The
+    original is returned when the categoricals would not give back the same
+    labels (of the same types).
     """
-    values, undefined = {}, {}
+    columns = [
+        pd.Series(
+            pd.Categorical.from_codes(
+                attributes.codes[:, k], categories=pd.Index(list(labels), dtype=object)
+            ),
+            name=name,
+        )
+        for k, (name, labels) in enumerate(zip(attributes.names, attributes.categories))
+    ]
+    encoded = columns[0] if len(columns) == 1 else pd.concat(columns, axis=1)
+    again = check_sensitive_features(encoded, n_samples=attributes.n_samples)
+    same = again.names == attributes.names and all(
+        len(x) == len(y) and all(type(u) is type(v) and u == v for u, v in zip(x, y))
+        for x, y in zip(again.categories, attributes.categories)
+    )
+    return (
+        encoded
+        if same and np.array_equal(again.codes, attributes.codes)
+        else (sensitive_features)
+    )
+
+
+def check_metrics(scores, sensitive_features, settings):
+    """Each metric by its public function, once.
+
+    Returns ``({key: value}, {key: reason}, {epsilon: MCDPResult})``. MCDP(0)
+    and MCDP(ε) are evaluated by :func:`~skfair.metrics.mcdp_details`, whose
+    value is ``mcdp(...)`` and which also says where each is attained. A
+    metric that raises a ValueError on these (validated) inputs is undefined
+    on these groups, e.g. ABPC with a one-sample group; the message is the
+    reason (MCDP is defined on any two groups: its errors are raised).
+    """
+    values, undefined, details = {}, {}, {}
+    common = {
+        "sensitive_features": sensitive_features,
+        "combine": settings.combine,
+        "min_group_size": settings.keep,
+    }
     for definition in metric_table(settings.threshold, settings.epsilon):
+        if definition.metric == "mcdp":
+            result = mcdp_details(None, scores, **common, **definition.params)
+            details[result.epsilon] = result
+            values[definition.key] = result.value
+            continue
         try:
             values[definition.key] = _PUBLIC_METRICS[definition.metric](
-                None,
-                scores,
-                sensitive_features=sensitive_features,
-                combine=settings.combine,
-                min_group_size=settings.keep,
-                **definition.params,
+                None, scores, **common, **definition.params
             )
         except ValueError as error:
             undefined[definition.key] = str(error)
-    return values, undefined
+    return values, undefined, details
 
 
-def _infer(scores, sensitive_features, defined, options):
+def _infer(scores, sensitive_features, defined, options, values):
     """infer_metrics on every defined metric; one by one if that fails.
 
-    ``{key: row or the error's message}``.
+    ``values``: each metric's value (not evaluated again). ``{key: row or
+    the error's message}``.
     """
     specs = [metric_spec(d.metric, d.params) for d in defined]
     if not specs:
         return {}
+    estimates = [values[d.key] for d in defined]
     try:
-        rows = infer_metrics(scores, sensitive_features, specs, **options)
+        rows = infer_metrics(
+            scores, sensitive_features, specs, estimates=estimates, **options
+        )
         return {d.key: dict(row) for d, row in zip(defined, rows)}
     except ValueError:
         if len(specs) == 1:
@@ -316,13 +360,17 @@ def _infer(scores, sensitive_features, defined, options):
     out = {}
     for definition in defined:
         try:
-            out.update(_infer(scores, sensitive_features, [definition], options))
+            out.update(
+                _infer(scores, sensitive_features, [definition], options, values)
+            )
         except ValueError as error:
             out[definition.key] = str(error)
     return out
 
 
-def metrics_table(scores, sensitive_features, settings, resampling, checked):
+def metrics_table(
+    scores, sensitive_features, settings, resampling, checked, progress=None
+):
     """A :class:`MetricResult` per metric of :func:`metric_table`.
 
     ``checked`` is :func:`check_metrics`' result: the undefined metrics get
@@ -330,9 +378,10 @@ def metrics_table(scores, sensitive_features, settings, resampling, checked):
     from :func:`~skfair.metrics.inference.infer_metrics` on shared
     resamples. A defined metric whose intervals and test cannot be computed
     (e.g. a resampling that needs two samples per group) keeps its value,
-    with NaN intervals and the reason in ``inference_error``.
+    with NaN intervals and the reason in ``inference_error``. ``progress``
+    is infer_metrics' (resamples and permutations done, and their total).
     """
-    values, undefined = checked
+    values, undefined = checked[:2]
     table = metric_table(settings.threshold, settings.epsilon)
     defined = [d for d in table if d.key not in undefined]
     options = {
@@ -342,8 +391,9 @@ def metrics_table(scores, sensitive_features, settings, resampling, checked):
         "n_resamples": resampling.n_resamples,
         "n_permutations": resampling.n_permutations,
         "random_state": resampling.random_state,
+        "progress": progress,
     }
-    inferred = _infer(scores, sensitive_features, defined, options)
+    inferred = _infer(scores, sensitive_features, defined, options, values)
     return [
         MetricResult(
             key=d.key,

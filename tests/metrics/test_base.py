@@ -45,13 +45,19 @@ def test_a_common_weight_scale_changes_nothing(metric, kwargs, peak):
     # weights of 1e308 summed to infinity: the metrics returned NaN (or -inf)
     w = RNG.uniform(0.5, 1.0, 60)
     scaled = w / w.max() * peak
-    expected = metric(None, SCORES, sensitive_features=GROUPS, sample_weight=w, **kwargs)
-    value = metric(None, SCORES, sensitive_features=GROUPS, sample_weight=scaled, **kwargs)
+    expected = metric(
+        None, SCORES, sensitive_features=GROUPS, sample_weight=w, **kwargs
+    )
+    value = metric(
+        None, SCORES, sensitive_features=GROUPS, sample_weight=scaled, **kwargs
+    )
     assert np.isfinite(expected)
     assert value == pytest.approx(expected, rel=1e-9, abs=1e-12)
     ones = metric(None, SCORES, sensitive_features=GROUPS, **kwargs)
     huge = np.full(60, peak)
-    value = metric(None, SCORES, sensitive_features=GROUPS, sample_weight=huge, **kwargs)
+    value = metric(
+        None, SCORES, sensitive_features=GROUPS, sample_weight=huge, **kwargs
+    )
     assert value == pytest.approx(ones, rel=1e-9, abs=1e-12)
 
 
@@ -88,7 +94,11 @@ def _calls(lazy):
     for test in (metric_confidence_interval, disparity_test):
         yield "y_score", lambda t=test: t(None, lazy, **g)
         yield "sample_weight", lambda t=test: t(None, SCORES, sample_weight=lazy, **g)
-    gaps = (demographic_parity_gap, equal_opportunity_gap, predictive_quality_parity_gap)
+    gaps = (
+        demographic_parity_gap,
+        equal_opportunity_gap,
+        predictive_quality_parity_gap,
+    )
     for gap in gaps:
         yield "y_true", lambda m=gap: m(lazy, LABELS, **g)
         yield "y_pred", lambda m=gap: m(LABELS, lazy, **g)

@@ -207,3 +207,17 @@ def test_sample_weight_equals_repetition(gap):
     assert weighted == pytest.approx(repeated, abs=1e-12)
     unit = gap(y, pred, sensitive_features=groups, sample_weight=np.ones(60))
     assert unit == pytest.approx(gap(y, pred, sensitive_features=groups), abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    "gap",
+    [demographic_parity_gap, equal_opportunity_gap, predictive_quality_parity_gap],
+)
+def test_huge_weights_give_the_unit_weight_answer(gap):
+    # weights of 1e308 overflowed the weighted sums to inf (NaN gaps)
+    rng = np.random.default_rng(0)
+    y, pred, group = (rng.integers(0, 2, 300) for _ in range(3))
+    huge = gap(y, pred, sensitive_features=group, sample_weight=np.full(300, 1e308))
+    unit = gap(y, pred, sensitive_features=group, sample_weight=np.ones(300))
+    assert np.isfinite(huge)
+    assert huge == pytest.approx(unit, rel=1e-12)

@@ -1,6 +1,7 @@
 """The default interval methods (Welch, Newcombe, bands) and the closed-form tests."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -11,13 +12,22 @@ from skfair.metrics import (
     mcdp,
     metric_confidence_interval,
 )
-from skfair.metrics._confidence import CLOSED_FORM_METRIC_ERROR
-from skfair.metrics._disparity_test import CLOSED_FORM_TEST_ERROR
+from skfair.metrics._confidence import (
+    CLOSED_FORM_METRIC_ERROR,
+    METRIC_PARAMS_KEY_ERROR,
+)
+from skfair.metrics._disparity_test import (
+    CLOSED_FORM_TEST_ERROR,
+    ONE_SAMPLE_FIX,
+    ONE_SAMPLE_GROUP_ERROR,
+    ONE_SAMPLE_MARGINAL_FIX,
+)
 from skfair.metrics.inference import (
     _bands,
     fold_abs,
     infer_metrics,
     metric_spec,
+    min_band_resamples,
     newcombe_interval,
     shared_sort,
     welch_interval,
@@ -25,6 +35,7 @@ from skfair.metrics.inference import (
 )
 from skfair.metrics.inference._bands import BandData, critical_value
 from skfair.metrics.inference._intervals import summarise_groups
+from skfair.metrics.inference._specs import TOO_FEW_RESAMPLES_ERROR
 from skfair.utils import SmallGroupWarning
 
 Z95 = stats.norm.isf(0.025)
@@ -532,3 +543,100 @@ def test_hard_predictions_get_newcombe_for_the_mean_gap():
         metric="delta_dp",
     )
     assert soft.method == "welch"
+
+
+# -- unusual inputs ---------------------------------------------------------------
+@pytest.mark.parametrize("metric", ["mcdp", "abcc", "delta_dp"])
+def test_a_permuted_group_of_one_sample_is_named(metric):
+    # scipy said "each sample in `data` must contain two or more observations"
+    rng = np.random.default_rng(14)
+    y, g = rng.random(61), np.repeat(["a", "b", "c"], [30, 30, 1])
+    options = {"sensitive_features": g, "metric": metric, "n_resamples": 99}
+    with pytest.raises(ValueError) as info:
+        disparity_test(None, y, min_group_size=1, **options)
+    assert str(info.value) == ONE_SAMPLE_GROUP_ERROR.format(
+        label="c", where="sensitive_features", metric=metric, fix=ONE_SAMPLE_FIX
+    )
+    # the way out the message names
+    res = disparity_test(None, y, min_group_size=2, random_state=0, **options)
+    assert 0.0 < res.pvalue <= 1.0
+
+
+def test_a_one_sample_intersection_under_marginal_names_the_way_out():
+    rng = np.random.default_rng(15)
+    sex = np.r_[np.tile(["f", "m"], 30), ["f", "m"]]
+    race = np.r_[np.repeat(["x", "y"], 30), ["z", "z"]]
+    frame = pd.DataFrame({"sex": sex, "race": race})
+    y = rng.random(62)
+    with pytest.raises(ValueError) as info:
+        disparity_test(
+            None,
+            y,
+            sensitive_features=frame,
+            metric="abcc",
+            combine="marginal",
+            n_resamples=99,
+            min_group_size=1,
+        )
+    assert str(info.value) == ONE_SAMPLE_GROUP_ERROR.format(
+        label=("f", "z"),
+        where="sensitive_features ('sex & race')",
+        metric="abcc",
+        fix=ONE_SAMPLE_MARGINAL_FIX,
+    )
+
+
+@pytest.mark.parametrize("test", [metric_confidence_interval, disparity_test])
+@pytest.mark.parametrize(
+    ("metric", "params", "bad", "valid"),
+    [
+        (
+            "mcdp",
+            {"foo": 1},
+            ["foo"],
+            ["epsilon", "method", "sampling_frequency", "rounding", "agg"],
+        ),
+        ("delta_dp", {"agg": "max", "epsilon": 0.1}, ["epsilon"], ["threshold", "agg"]),
+        (
+            "abcc",
+            {"min_group_size": 5},
+            ["min_group_size"],
+            ["method", "n_points", "agg"],
+        ),
+    ],
+)
+def test_an_unknown_metric_params_key_is_named(test, metric, params, bad, valid):
+    # the metric's signature binding raised a TypeError naming only "foo"
+    y, g = np.linspace(0, 1, 60), np.repeat([0, 1], 30)
+    with pytest.raises(ValueError) as info:
+        test(None, y, sensitive_features=g, metric=metric, metric_params=params)
+    assert str(info.value) == METRIC_PARAMS_KEY_ERROR.format(
+        keys=bad, metric=metric, valid=valid
+    )
+
+
+@pytest.mark.parametrize(
+    ("level", "minimum"), [(0.95, 19), (0.9, 9), (0.99, 99), (0.8, 4)]
+)
+def test_band_needs_enough_resamples_for_its_quantile(level, minimum):
+    # with fewer, the quantile index was clamped to the largest value and the
+    # interval still claimed `level` (it covered 64% at B = 1 for 95%)
+    assert min_band_resamples(level) == minimum
+    # the rank ceil((B + 1) level) <= B holds at the minimum, not below it
+    assert int(np.ceil((minimum + 1) * level)) <= minimum
+    assert int(np.ceil(minimum * level)) > minimum - 1
+    rng = np.random.default_rng(16)
+    y, g = rng.random(100), np.repeat([0, 1], 50)
+    options = {"sensitive_features": g, "confidence_level": level, "random_state": 0}
+    ci = metric_confidence_interval(None, y, n_resamples=minimum, **options)
+    assert ci.method == "band" and ci.n_resamples == minimum
+    with pytest.raises(ValueError) as info:
+        metric_confidence_interval(None, y, n_resamples=minimum - 1, **options)
+    assert str(info.value) == TOO_FEW_RESAMPLES_ERROR.format(
+        value=minimum - 1, level=level, minimum=minimum
+    )
+    # the other methods are not held to it
+    ci = metric_confidence_interval(
+        None, y, metric="delta_dp", n_resamples=1, **options
+    )
+    assert ci.method == "welch"

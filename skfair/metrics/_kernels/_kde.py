@@ -42,9 +42,9 @@ class DegenerateGroupError(ValueError):
     """
 
 
-_TRUNCATE = 8.0  # kernel support, in bandwidths (exp(-32) ~ 1e-14)
+TRUNCATE = 8.0  # kernel support, in bandwidths (exp(-32) ~ 1e-14)
 _BINS_PER_BANDWIDTH = 40
-_MAX_FINE_GRID = 1 << 22
+MAX_FINE_GRID = 1 << 22
 
 
 def check_bw_method(bw_method):
@@ -98,14 +98,14 @@ def unit_weights(x, weights):
     return weights / weights.sum()
 
 
-def _fine_grid(n_points, bandwidth):
+def fine_grid(n_points, bandwidth):
     """``(spacing, refine, n_fine)``: the binning grid of a KDE at ``bandwidth``."""
     spacing = 1.0 / (n_points - 1)
     refine = max(1, int(np.ceil(spacing * _BINS_PER_BANDWIDTH / bandwidth)))
     return spacing, refine, (n_points - 1) * refine + 1
 
 
-def _linear_bins(x, step, n_fine):
+def linear_bins(x, step, n_fine):
     """Each sample's left fine-grid bin and its fraction towards the right one."""
     position = x / step
     left = np.minimum(np.floor(position).astype(np.intp), n_fine - 1)
@@ -114,15 +114,15 @@ def _linear_bins(x, step, n_fine):
 
 def binned_kde(x, weights, bandwidth, grid):
     """Gaussian KDE of ``x`` in [0, 1] at ``grid = np.linspace(0, 1, M)``."""
-    spacing, refine, n_fine = _fine_grid(grid.shape[0], bandwidth)
+    spacing, refine, n_fine = fine_grid(grid.shape[0], bandwidth)
     w = unit_weights(x, weights)
-    if n_fine > _MAX_FINE_GRID:
+    if n_fine > MAX_FINE_GRID:
         return _truncated_kde(x, w, bandwidth, grid)
     step = spacing / refine
-    left, frac = _linear_bins(x, step, n_fine)
+    left, frac = linear_bins(x, step, n_fine)
     binned = np.bincount(left, weights=w * (1.0 - frac), minlength=n_fine + 1)
     binned += np.bincount(left + 1, weights=w * frac, minlength=n_fine + 1)
-    half = int(np.ceil(_TRUNCATE * bandwidth / step))
+    half = int(np.ceil(TRUNCATE * bandwidth / step))
     offsets = np.arange(-half, half + 1) * (step / bandwidth)
     kernel = np.exp(-0.5 * offsets * offsets)
     smooth = fftconvolve(binned[:n_fine], kernel, mode="full")[half : half + n_fine]
@@ -136,13 +136,13 @@ def kde_plan(x, bandwidth, grid):
     What :func:`kde_rows` needs to evaluate the KDE of the samples ``x``
     under any row of weights.
     """
-    spacing, refine, n_fine = _fine_grid(grid.shape[0], bandwidth)
+    spacing, refine, n_fine = fine_grid(grid.shape[0], bandwidth)
     plan = {"x": x, "bandwidth": bandwidth, "grid": grid, "n_fine": n_fine}
-    if n_fine > _MAX_FINE_GRID:
+    if n_fine > MAX_FINE_GRID:
         return plan  # tiny bandwidth: binned_kde's exact path, one row at a time
     step = spacing / refine
-    left, frac = _linear_bins(x, step, n_fine)
-    half = int(np.ceil(_TRUNCATE * bandwidth / step))
+    left, frac = linear_bins(x, step, n_fine)
+    half = int(np.ceil(TRUNCATE * bandwidth / step))
     offsets = np.arange(-half, half + 1) * (step / bandwidth)
     plan.update(
         left=left,
@@ -188,8 +188,8 @@ def _truncated_kde(x, w, bandwidth, grid):
     """Exact kernel sum over the samples within 8 bandwidths of each point."""
     order = np.argsort(x)
     xs, ws = x[order], w[order]
-    lo = np.searchsorted(xs, grid - _TRUNCATE * bandwidth, side="left")
-    hi = np.searchsorted(xs, grid + _TRUNCATE * bandwidth, side="right")
+    lo = np.searchsorted(xs, grid - TRUNCATE * bandwidth, side="left")
+    hi = np.searchsorted(xs, grid + TRUNCATE * bandwidth, side="right")
     counts = hi - lo
     point = np.repeat(np.arange(grid.shape[0]), counts)
     starts = np.repeat(lo - np.cumsum(counts) + counts, counts)

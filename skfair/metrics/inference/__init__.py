@@ -54,6 +54,7 @@ from ._sorted import shared_sort
 from ._specs import (
     auto_method,
     band_norm,
+    check_band_resamples,
     check_confidence_level,
     check_n_resamples,
     metric_spec,
@@ -68,6 +69,7 @@ __all__ = [
     "band_maxima",
     "band_norm",
     "bootstrap_draws",
+    "check_band_resamples",
     "check_confidence_level",
     "check_n_resamples",
     "closed_form_pvalue",

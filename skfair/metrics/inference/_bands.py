@@ -41,6 +41,8 @@ from ._threads import map_chunks
 # A pair band evaluates n_pairs x n_points gaps per resample; above this the
 # per-group band (triangle inequality) is used.
 PAIR_BAND_CELLS = 4_000_000
+# Elements (pairs x rows x points) of one block of pairs' gaps.
+_PAIR_BLOCK = 1 << 21
 
 
 def critical_value(distribution, level):
@@ -76,12 +78,8 @@ class BandData:
         for to_group, grouping in zip(shared.cell_to_group, shared.groupings):
             codes = to_group[shared.cell_sorted]
             members = [np.flatnonzero(codes == g) for g in range(grouping.n_groups)]
-            last = np.arange(shared.n) if shared.ends is None else shared.ends
-            at = [np.searchsorted(m, last, side="right") for m in members]
             n_eff = np.array([w[m].sum() ** 2 / (w[m] ** 2).sum() for m in members])
-            self.groupings.append(
-                {"members": members, "at": at, "n_eff": n_eff, "kde": {}}
-            )
+            self.groupings.append({"members": members, "n_eff": n_eff, "kde": {}})
         self.n_pairs = sum(
             len(g["members"]) * (len(g["members"]) - 1) // 2 for g in self.groupings
         )
@@ -90,10 +88,35 @@ class BandData:
         for norm in self.norms:
             if isinstance(norm, tuple):
                 self._prepare_kde(norm, w)
-        data = w[None, :]
+        point_of = shared.point_of - shared.pad_left  # index into self.points
+        last = np.arange(shared.n) if shared.ends is None else shared.ends
+        paired = any(self.pair_mode(n) for n in self.norms if not isinstance(n, tuple))
+        for grouping in self.groupings:
+            members = grouping["members"]
+            if paired:  # every group's CDF at every point
+                at = [np.searchsorted(m, last, side="right") for m in members]
+                grouping["at"] = at
+            else:  # every group's CDF where it steps
+                grouping["steps"] = [self._steps(m, point_of, w) for m in members]
         self.data_cdfs = [
-            self._cdfs(grouping, data)[:, 0] for grouping in self.groupings
+            self._cdfs(grouping, w[None, :])[:, 0] if paired else None
+            for grouping in self.groupings
         ]
+
+    def _steps(self, members, point_of, w):
+        """Where a group's CDF steps, its data CDF there, and each step's width.
+
+        ``(last, data, widths)``: the index among ``members`` of the last
+        member at each of its distinct points, the data's CDF there, and the
+        distance to its next step (to the last point after the last step).
+        """
+        at = point_of[members]
+        last = np.flatnonzero(np.append(at[1:] != at[:-1], True))
+        cum = np.cumsum(w[members])
+        data = cum[last] / cum[-1]
+        step_points = at[last]
+        following = np.append(step_points[1:], self.points.shape[0] - 1)
+        return last, data, self.points[following] - self.points[step_points]
 
     def pair_mode(self, norm):
         """Whether the band of ``norm`` bounds every pair (else every group)."""
@@ -200,10 +223,13 @@ class BandData:
         out = np.full((len(self.norms), w_rows.shape[0]), -np.inf)
         cdf_norms = [n for n in self.norms if not isinstance(n, tuple)]
         for k, grouping in enumerate(self.groupings):
-            if cdf_norms:
+            if cdf_norms and self.data_cdfs[k] is None:
+                maxima = self._group_maxima(cdf_norms, grouping, k, w_rows)
+            elif cdf_norms:
                 centred = self._cdfs(grouping, w_rows)
                 centred -= self.data_cdfs[k][:, None]
                 maxima = self._cdf_maxima(cdf_norms, centred, k)
+            if cdf_norms:
                 for norm, best in zip(cdf_norms, maxima):
                     j = self.norms.index(norm)
                     out[j] = np.maximum(out[j], best)
@@ -214,36 +240,61 @@ class BandData:
         return out
 
     def _cdf_maxima(self, norms, centred, k):
-        """The studentised maxima of the CDF norms, one ``|gap|`` per pair for all.
+        """The studentised maxima of the CDF norms in pair mode.
 
-        The pair norms share each pair's ``|centred_a - centred_b|`` (one
-        buffer per thread, reused; the pairs are shared among the threads);
-        a norm in group mode bounds the groups instead.
+        The norms share each pair's ``|centred_a - centred_b|`` (one buffer
+        per thread, reused; the pairs are shared among the threads).
         """
-        paired = [n for n in norms if self.pair_mode(n)]
-        out = {n: self._maximum(n, centred, k) for n in norms if n not in paired}
-        if paired:
-            a, b = pair_codes(centred.shape[0])
-            scales = [self.scales(n)[k] for n in paired]
-            steps = [
-                np.sqrt(scale[a] ** 2 + scale[b] ** 2) for scale in scales
-            ]  # each pair's studentising scale, per norm
-            integrators = [self._integrator(n) for n in paired]
+        a, b = pair_codes(centred.shape[0])
+        steps = [
+            np.sqrt(scale[a] ** 2 + scale[b] ** 2)
+            for scale in (self.scales(n)[k] for n in norms)
+        ]  # each pair's studentising scale, per norm
+        integrators = [self._integrator(n) for n in norms]
 
-            def best_of(part):
-                best = np.full((len(paired), centred.shape[1]), -np.inf)
-                buffer = np.empty(centred.shape[1:])
-                for p in range(part.start, part.stop):  # no pairs x points copy
-                    gap = np.subtract(centred[a[p]], centred[b[p]], out=buffer)
-                    np.abs(gap, out=gap)
-                    for j, integrate in enumerate(integrators):
-                        np.maximum(best[j], integrate(gap) / steps[j][p], out=best[j])
-                return best
+        def best_of(part):
+            best = np.full((len(norms), centred.shape[1]), -np.inf)
+            buffer = np.empty(centred.shape[1:])
+            for p in range(part.start, part.stop):  # no pairs x points copy
+                gap = np.subtract(centred[a[p]], centred[b[p]], out=buffer)
+                np.abs(gap, out=gap)
+                for j, integrate in enumerate(integrators):
+                    np.maximum(best[j], integrate(gap) / steps[j][p], out=best[j])
+            return best
 
-            parts = map_chunks(best_of, a.shape[0], work=centred[0].size)
-            best = np.max(np.stack(parts), axis=0)
-            out.update(zip(paired, best))
-        return [out[n] for n in norms]
+        parts = map_chunks(best_of, a.shape[0], work=centred[0].size)
+        return list(np.max(np.stack(parts), axis=0))
+
+    def _group_maxima(self, norms, grouping, k, w_rows):
+        """The studentised maxima of the CDF norms in group mode.
+
+        A group's centred CDF ``F*_g - F_g`` is constant between its own
+        steps, so its sup and L1 norms are taken there: a pass over the
+        group's samples, not over every score. The groups are shared among
+        the threads.
+        """
+        members, steps = grouping["members"], grouping["steps"]
+        scales = [self.scales(n)[k] for n in norms]
+
+        def best_of(part):
+            best = np.full((len(norms), w_rows.shape[0]), -np.inf)
+            for g in range(part.start, part.stop):
+                last, data, widths = steps[g]
+                cum = np.cumsum(np.take(w_rows, members[g], axis=1), axis=1)
+                gap = np.take(cum, last, axis=1)
+                gap /= cum[:, -1:]
+                gap -= data
+                np.abs(gap, out=gap)
+                for j, norm in enumerate(norms):
+                    if norm == "sup":
+                        value = gap.max(axis=1)
+                    else:
+                        value = np.multiply(gap, widths).sum(axis=1)
+                    np.maximum(best[j], value / scales[j][g], out=best[j])
+            return best
+
+        parts = map_chunks(best_of, len(members), work=w_rows.shape[1])
+        return list(np.max(np.stack(parts), axis=0))
 
     def _maximum(self, norm, centred, k):
         """Max over pairs (or groups) of the studentised norm of ``centred``."""
@@ -254,9 +305,11 @@ class BandData:
         a, b = pair_codes(scale.shape[0])
         s = np.sqrt(scale[a] ** 2 + scale[b] ** 2)
         best = np.full(centred.shape[1], -np.inf)
-        for p in range(a.shape[0]):  # one pair at a time: no n_pairs x n_points copy
-            norm_p = integrate(np.abs(centred[a[p]] - centred[b[p]]))
-            best = np.maximum(best, norm_p / s[p])
+        block = max(1, _PAIR_BLOCK // max(centred[0].size, 1))
+        for lo in range(0, a.shape[0], block):  # pairs x points in blocks
+            pa, pb = a[lo : lo + block], b[lo : lo + block]
+            norm_p = integrate(np.abs(centred[pa] - centred[pb]))
+            best = np.maximum(best, (norm_p / s[lo : lo + block, None]).max(axis=0))
         return best
 
     def _integrator(self, norm):

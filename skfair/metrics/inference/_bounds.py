@@ -41,8 +41,7 @@ def _band_pair_values(shared, band, spec):
         spec = MetricSpec(
             spec.metric, tuple(kv for kv in spec.kwargs if kv[0] not in drop)
         )
-    w = np.ones(shared.n) if shared.w_sorted is None else shared.w_sorted
-    per_grouping = shared.pair_values(w, shared.cell_sorted, [spec])[0]
+    per_grouping = shared.observed_pairs([spec])[0]
     return [np.asarray(v, dtype=np.float64) for v in per_grouping]
 
 
@@ -101,8 +100,10 @@ def dkw_bounds(shared, specs, confidence_level):
     """
     alpha = 1.0 - confidence_level
     n_groups_total = sum(g.n_groups for g in shared.groupings)
-    w_pos = np.ones(shared.n)
-    per_spec = shared.pair_values(w_pos, shared.cell_sorted, specs)
+    if shared.w_sorted is None:
+        per_spec = shared.observed_pairs(specs)
+    else:  # the unweighted gaps, as the DKW inequality is stated
+        per_spec = shared.pair_values(np.ones(shared.n), shared.cell_sorted, specs)
     lows, highs = [], []
     for spec, per_grouping in zip(specs, per_spec):
         agg = spec.options.get("agg", "max")

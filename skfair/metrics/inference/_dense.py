@@ -1,8 +1,8 @@
 """Resampled statistics from dense tables: few groups' CDFs, every group's KDE.
 
-With few groups a table of every group's CDF at every distinct score (one
-masked cumulative sum per group) gives MCDP(0) and ABCC of any pair by one
-pass over the scores, which beats merging the pair's steps
+With few groups a table of every group's CDF at every distinct score (the
+groups' steps, each value repeated to the next step) gives MCDP(0) and ABCC
+of any pair by one pass over the scores, which beats merging the pair's steps
 (:func:`~skfair.metrics._kernels.merged_gaps`) for the handful of pairs
 that :func:`worst_from_table` evaluates: pairs are taken in decreasing order
 of an upper bound from a coarse partition of the scores, and the pairs whose
@@ -13,16 +13,25 @@ computation (each group's bandwidth and binned KDE, the trapezoid L1 of
 every pair) on the relabelled sorted scores, without revalidating them; its
 pairs are pruned the same way, by a coarse projection of the densities.
 
-The values are those of the one-sort engine (for the CDFs, bit for bit:
-adding the zero weights of other groups changes no partial sum); the
+The values are those of the one-sort engine (the CDFs bit for bit); the
 bounds hold for the values as computed in floating point.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy import fft as sp_fft
 
-from .._kernels import binned_kde, direct_kde, kde_bandwidth, pair_codes
+from .._kernels import (
+    MAX_FINE_GRID,
+    TRUNCATE,
+    binned_kde,
+    direct_kde,
+    fine_grid,
+    kde_bandwidth,
+    linear_bins,
+    pair_codes,
+)
 
 #: Largest dense CDF table (groups x distinct scores) of :func:`cdf_table`.
 DENSE_CELLS = 1 << 23
@@ -35,32 +44,39 @@ _BLOCK = 1 << 21
 _SUM_SLACK = 1e-9
 
 
-def cdf_table(codes, w_pos, n_groups, ends):
+def cdf_table(steps, n_points, pad_left):
     """Every group's CDF at every distinct score: (n_groups, n_points).
 
-    ``codes`` (group per sorted sample, -1 in none), ``w_pos`` (weight per
-    sorted sample), ``ends`` (the last sample of each distinct score, None
-    when all are distinct). The CDF is the running sum of the group's
-    weights in score order over its total, as
-    :func:`~skfair.metrics._kernels.group_steps` computes it.
+    From the groups' steps (:class:`~skfair.metrics._kernels.GroupSteps`,
+    float CDFs, point indices into the scores padded with ``pad_left``
+    leading points): each step's value repeated up to the next step, so the
+    values are the steps' own.
     """
-    n_points = codes.shape[0] if ends is None else ends.shape[0]
-    rows = np.empty((n_groups, n_points))
-    masked = np.empty(codes.shape[0])
-    for g in range(n_groups):
-        np.multiply(w_pos, codes == g, out=masked)
-        cum = np.cumsum(masked, out=masked)
-        rows[g] = cum if ends is None else cum[ends]
-        rows[g] /= cum[-1]
+    rows = np.zeros((steps.n_groups, n_points))
+    for g in range(steps.n_groups):
+        lo, hi = steps.bounds[g], steps.bounds[g + 1]
+        at = steps.points[lo:hi] - pad_left
+        if at.shape[0]:
+            lengths = np.diff(np.append(at, n_points))
+            rows[g, at[0] :] = np.repeat(steps.values[lo:hi], lengths)
     return rows
 
 
 def _evaluate(rows, widths, a, b, metric):
-    """MCDP(0) (``"mcdp"``) or ABCC (``"abcc"``) of pairs ``(a, b)`` from the table."""
-    gap = np.abs(rows[a] - rows[b])
-    if metric == "mcdp":
-        return gap.max(axis=1)
-    return np.multiply(gap[:, :-1], widths).sum(axis=1)
+    """MCDP(0) (``"mcdp"``) or ABCC (``"abcc"``) of pairs ``(a, b)`` from the table.
+
+    One pair at a time in one reused buffer (no pairs x points copies).
+    """
+    out = np.empty(a.shape[0])
+    gap = np.empty(rows.shape[1])
+    area = np.empty(rows.shape[1] - 1)
+    for i in range(a.shape[0]):
+        np.abs(np.subtract(rows[a[i]], rows[b[i]], out=gap), out=gap)
+        if metric == "mcdp":
+            out[i] = gap.max()
+        else:
+            out[i] = np.multiply(gap[:-1], widths, out=area).sum()
+    return out
 
 
 def _table_bounds(rows, points, a, b, metric):
@@ -124,21 +140,35 @@ def abpc_statistic(scores, codes, weights, n_groups, options):
 
     The public function's computation for ``method="binned"`` or
     ``"direct"`` (each group's bandwidth, its KDE on the grid, the trapezoid
-    L1 of every pair, aggregated by ``agg``), on data already validated.
-    Raises :class:`~skfair.metrics._kernels.DegenerateGroupError` for a
-    group without spread.
+    L1 of every pair, aggregated by ``agg``), on data already validated; the
+    binned KDEs of all groups at once (:func:`_binned_kdes`). Raises
+    :class:`~skfair.metrics._kernels.DegenerateGroupError` for a group
+    without spread.
     """
     n_points = int(options.get("n_points", 5000))
     grid = np.linspace(0.0, 1.0, n_points)
-    kde = direct_kde if options.get("method") == "direct" else binned_kde
-    order = np.argsort(codes, kind="stable")
-    starts = np.searchsorted(codes[order], np.arange(n_groups + 1))
-    densities = np.empty((n_groups, n_points))
-    for g in range(n_groups):
-        at = order[starts[g] : starts[g + 1]]
-        x, w = scores[at], None if weights is None else weights[at]
-        bandwidth = kde_bandwidth(x, w, options.get("bw_method", "scott"), label=g)
-        densities[g] = kde(x, w, bandwidth, grid)
+    small = codes.astype(np.int16) if n_groups < 1 << 15 else codes
+    order = np.argsort(small, kind="stable")  # a radix sort for int16
+    starts = np.searchsorted(small[order], np.arange(n_groups + 1))
+    groups = [order[starts[g] : starts[g + 1]] for g in range(n_groups)]
+    bw_method = options.get("bw_method", "scott")
+    bandwidths = [
+        kde_bandwidth(
+            scores[at], None if weights is None else weights[at], bw_method, label=g
+        )
+        for g, at in enumerate(groups)
+    ]
+    if options.get("method") == "direct":
+        densities = np.stack(
+            [
+                direct_kde(
+                    scores[at], None if weights is None else weights[at], h, grid
+                )
+                for at, h in zip(groups, bandwidths)
+            ]
+        )
+    else:
+        densities = _binned_kdes(scores, weights, groups, bandwidths, grid)
     a, b = pair_codes(n_groups)
     if options.get("agg", "max") == "mean":
         return float(np.mean(_pairs_l1(densities, a, b, grid)))
@@ -148,6 +178,63 @@ def abpc_statistic(scores, codes, weights, n_groups, options):
         lambda i: _pairs_l1(densities, a[i], b[i], grid),
         max(1, _BLOCK // n_points),
     )
+
+
+def _binned_kdes(scores, weights, groups, bandwidths, grid):
+    """:func:`~skfair.metrics._kernels.binned_kde` of every group, batched.
+
+    The same linear binning and Gaussian kernel (truncated at 8 bandwidths)
+    on each group's fine grid; the groups sharing a fine grid are binned by
+    one ``bincount`` and convolved by one batched real FFT (a circular
+    convolution long enough not to wrap). Groups whose fine grid is huge
+    (tiny bandwidths) take ``binned_kde`` itself.
+    """
+    n_points = grid.shape[0]
+    out = np.empty((len(groups), n_points))
+    fine = {}
+    for g, h in enumerate(bandwidths):
+        _, refine, n_fine = fine_grid(n_points, h)
+        if n_fine > MAX_FINE_GRID:
+            at = groups[g]
+            w = None if weights is None else weights[at]
+            out[g] = binned_kde(scores[at], w, h, grid)
+        else:
+            fine.setdefault(refine, []).append(g)
+    for refine, members in fine.items():
+        batch = [groups[g] for g in members]
+        h = [bandwidths[g] for g in members]
+        out[members] = _binned_batch(scores, weights, batch, h, refine, n_points)
+    return out
+
+
+def _binned_batch(scores, weights, groups, bandwidths, refine, n_points):
+    """The binned KDEs of ``groups`` (of one fine grid): (n_groups, n_points)."""
+    spacing = 1.0 / (n_points - 1)
+    step, n_fine = spacing / refine, (n_points - 1) * refine + 1
+    at = np.concatenate(groups)
+    sizes = np.array([g.shape[0] for g in groups])
+    row = np.repeat(np.arange(len(groups)), sizes)
+    if weights is None:
+        w = np.repeat(1.0 / sizes, sizes)
+    else:
+        w = weights[at] / np.repeat(np.bincount(row, weights[at]), sizes)
+    left, frac = linear_bins(scores[at], step, n_fine)
+    left += row * (n_fine + 1)
+    size = len(groups) * (n_fine + 1)
+    binned = np.bincount(left, weights=w * (1.0 - frac), minlength=size)
+    binned += np.bincount(left + 1, weights=w * frac, minlength=size)
+    binned = binned.reshape(len(groups), n_fine + 1)[:, :n_fine]
+    h = np.asarray(bandwidths, dtype=np.float64)
+    halves = np.ceil(TRUNCATE * h / step).astype(np.intp)
+    length = sp_fft.next_fast_len(n_fine + int(halves.max()), real=True)
+    kernels = np.zeros((len(groups), length))
+    for k, (half, bandwidth) in enumerate(zip(halves, h)):
+        offsets = np.arange(-half, half + 1) * (step / bandwidth)
+        kernels[k, np.arange(-half, half + 1) % length] = np.exp(-0.5 * offsets**2)
+    spectrum = sp_fft.rfft(binned, length, axis=1) * sp_fft.rfft(kernels, axis=1)
+    smooth = sp_fft.irfft(spectrum, length, axis=1)[:, :n_fine:refine]
+    density = smooth / (h[:, None] * np.sqrt(2.0 * np.pi))
+    return np.maximum(density, 0.0)
 
 
 def _pairs_l1(densities, a, b, grid):

@@ -24,6 +24,8 @@ def infer_metrics(
     n_permutations,
     random_state,
     min_group_size,
+    estimates=None,
+    progress=None,
 ):
     """Every metric's value, confidence intervals and p-value, on one sort.
 
@@ -51,6 +53,14 @@ def infer_metrics(
     random_state : int, RandomState, Generator or None
     min_group_size : int
         Groups smaller than this are in no comparison.
+    estimates : list of float or None, default=None
+        The specs' values on the data, from their public functions, when the
+        caller has them (and has validated the data): they are not
+        evaluated again. None evaluates them.
+    progress : callable or None, default=None
+        Called as ``progress(done, total)`` as the resamples and permutations
+        are evaluated (``total``: the bootstrap resamples of the bands, if
+        any, plus the permutations evaluated, if any).
 
     Returns
     -------
@@ -72,17 +82,30 @@ def infer_metrics(
           the other tests).
     """
     data = (None, y_score, sensitive_features, None, combine)
-    estimates, shared = shared_sort(data, specs, min_group_size)
+    estimates, shared = shared_sort(data, specs, min_group_size, estimates)
     rng = random_generator(random_state)
     methods = [auto_method(s, shared) for s in specs]
     band = interval_band(shared, [s for s, m in zip(specs, methods) if m == "band"])
+    closed = [closed_form_pvalue(shared, s) for s in specs]
+    permuted = [j for j, c in enumerate(closed) if c is None]
+    counter = _Counter(
+        progress,
+        (0 if band is None else n_resamples)
+        + (permutation_resolution(shared, n_permutations)[0] if permuted else 0),
+    )
     # draws nothing, rng untouched, without a band
-    maxima = None if band is None else band_maxima(shared, band, n_resamples, rng)
+    maxima = (
+        None
+        if band is None
+        else band_maxima(shared, band, n_resamples, rng, progress=counter)
+    )
     low, high = interval_bounds(shared, specs, methods, confidence_level, band, maxima)
     # DKW bounds CDF gaps, and ABCC and ΔDP_c only for scores in [0, 1]
     dkw_at = [j for j, s in enumerate(specs) if metric_upper(shared, s) == 1.0]
     dkw_low, dkw_high = dkw_bounds(shared, [specs[j] for j in dkw_at], confidence_level)
-    pvalues, tests, floors = _pvalues(shared, specs, n_permutations, rng)
+    pvalues, tests, floors = _pvalues(
+        shared, specs, closed, n_permutations, rng, counter
+    )
     low = zero_if_not_rejected(low, pvalues, confidence_level)
     rows = []
     for j in range(len(specs)):
@@ -103,25 +126,43 @@ def infer_metrics(
     return rows
 
 
-def _pvalues(shared, specs, n_permutations, rng):
+class _Counter:
+    """Resamples and permutations done, told to ``progress(done, total)``."""
+
+    def __init__(self, progress, total):
+        self.progress, self.total, self.done = progress, int(total), 0
+        if progress is not None and self.total:
+            progress(0, self.total)
+
+    def __call__(self, n_rows):
+        if self.progress is not None:
+            self.done = min(self.total, self.done + int(n_rows))
+            self.progress(self.done, self.total)
+
+
+def _pvalues(shared, specs, closed, n_permutations, rng, progress=None):
     """Per spec: p-value, test name and resolution floor (NaN unless permutation).
 
-    Closed-form tests where they exist (exact KS, Welch / Alexander–Govern,
-    chi-square / Fisher), one shared set of permutations for the others.
+    Closed-form tests where they exist (``closed``: each spec's
+    :func:`closed_form_pvalue`), one shared set of permutations for the
+    others.
     """
     pvalues = np.full(len(specs), np.nan)
     tests = [""] * len(specs)
     floors = [float("nan")] * len(specs)
     permuted = []
-    for j, spec in enumerate(specs):
-        closed = closed_form_pvalue(shared, spec)
-        if closed is None:
+    for j, result in enumerate(closed):
+        if result is None:
             permuted.append(j)
         else:
-            pvalues[j], tests[j] = closed
+            pvalues[j], tests[j] = result
     if permuted:
         pvalues[permuted] = permutation_pvalues(
-            shared, [specs[j] for j in permuted], n_permutations=n_permutations, rng=rng
+            shared,
+            [specs[j] for j in permuted],
+            n_permutations=n_permutations,
+            rng=rng,
+            progress=progress,
         )
         floor = permutation_resolution(shared, n_permutations)[1]
         for j in permuted:

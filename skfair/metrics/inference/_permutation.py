@@ -14,10 +14,13 @@ import numpy as np
 from scipy import special, stats
 
 from ._resampling import batch_size, resampled_statistic
+from ._threads import n_threads
 
 # Above this many samples the permutations are drawn without
 # scipy.stats.permutation_test (see permutation_pvalues).
 _SCIPY_PERMUTATION_MAX = 50_000
+# Permutations per thread in one evaluated batch.
+_ROWS_PER_THREAD = 12
 
 
 def permutation_resolution(shared, n_permutations):
@@ -45,7 +48,7 @@ def permutation_resolution(shared, n_permutations):
     return n_permutations, 1.0 / (n_permutations + 1)
 
 
-def permutation_pvalues(shared, specs, *, n_permutations, rng):
+def permutation_pvalues(shared, specs, *, n_permutations, rng, progress=None):
     """One-sided permutation p-values of several specs on shared permutations.
 
     Group labels are permuted among the samples of the compared groups
@@ -60,15 +63,23 @@ def permutation_pvalues(shared, specs, *, n_permutations, rng):
     always exceeds ``n_permutations``, the same random permutations and the
     same p-value formula are computed here instead. The samples of groups
     left out by ``min_group_size`` keep their labels.
+
+    The permutations are evaluated in batches of a few per thread (the
+    random permutations are drawn in order, so the p-values do not depend
+    on the batches); ``progress``, if given, is called with the number of
+    permutations of each batch once it is evaluated.
     """
     members = [shared.members[c] for c in shared.permuted_cells]
     fixed = np.concatenate(
         [shared.members[c] for c in shared.fixed_cells] + [np.empty(0, np.intp)]
     ).astype(np.intp)
-    statistic = resampled_statistic(shared, specs, "permutation", fixed)
+    statistic = resampled_statistic(
+        shared, specs, "permutation", fixed, progress=_after_first(progress)
+    )
     n_moved = sum(m.shape[0] for m in members)
+    batch = min(batch_size(shared.n), _ROWS_PER_THREAD * n_threads())
     if n_moved > _SCIPY_PERMUTATION_MAX:
-        return _own_permutations(members, statistic, n_permutations, rng)
+        return _own_permutations(members, statistic, n_permutations, rng, batch)
     # scipy < 1.17 counts the partitions with a float product that may
     # overflow to inf: harmless (it then samples permutations), so quiet it
     with np.errstate(over="ignore"):
@@ -78,7 +89,7 @@ def permutation_pvalues(shared, specs, *, n_permutations, rng):
             permutation_type="independent",
             vectorized=True,
             n_resamples=n_permutations,
-            batch=batch_size(shared.n),
+            batch=batch,
             alternative="greater",
             rng=rng,
         )
@@ -86,18 +97,37 @@ def permutation_pvalues(shared, specs, *, n_permutations, rng):
     return np.where(undefined, np.nan, np.atleast_1d(res.pvalue))
 
 
-def _own_permutations(members, statistic, n_permutations, rng):
-    """The random permutations and one-sided p-value of scipy, without its count."""
+def _after_first(progress):
+    """``progress`` for every call but the first (the observed statistic)."""
+    if progress is None:
+        return None
+    calls = []
+
+    def count(n_rows):
+        if calls:
+            progress(n_rows)
+        calls.append(n_rows)
+
+    return count
+
+
+def _own_permutations(members, statistic, n_permutations, rng, batch):
+    """The random permutations and one-sided p-value of scipy, without its count.
+
+    The permutations are drawn one by one (``rng.permutation``, as scipy
+    draws them) and evaluated ``batch`` at a time.
+    """
     n_moved = sum(m.shape[0] for m in members)
     pooled = np.concatenate(members)
     cuts = np.cumsum([m.shape[0] for m in members])[:-1]
     observed = np.atleast_1d(statistic(*members))
-    null = np.array(
-        [
-            np.atleast_1d(statistic(*np.split(pooled[rng.permutation(n_moved)], cuts)))
-            for _ in range(n_permutations)
-        ]
-    )
+    null = []
+    for start in range(0, n_permutations, batch):
+        rows = min(batch, n_permutations - start)
+        permuted = np.stack([pooled[rng.permutation(n_moved)] for _ in range(rows)])
+        values = statistic(*np.split(permuted, cuts, axis=1))
+        null.append(np.asarray(values).reshape(rows, -1))
+    null = np.concatenate(null)
     # scipy's one-sided p-value, with its tolerance for floating-point ties
     gamma = np.abs(np.finfo(np.float64).eps * 100 * observed)
     pvalues = (np.sum(null >= observed - gamma, axis=0) + 1) / (n_permutations + 1)

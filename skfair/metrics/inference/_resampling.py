@@ -18,7 +18,7 @@ import numpy as np
 from scipy import stats
 
 from .._kernels import DegenerateGroupError
-from ._threads import map_chunks
+from ._threads import map_chunks, map_ordered
 
 # Rows (resamples x samples) that one batch of scipy resampling may hold.
 _BATCH_CELLS = 4_000_000
@@ -169,8 +169,12 @@ def _resample_weights(shared, flat, fixed):
     return w if shared.w_sorted is None else w * shared.w_sorted
 
 
-def _bootstrap_statistic(shared, specs, fixed, band):
-    """The metrics (``specs``) and the band maxima of each resample, for scipy."""
+def _bootstrap_statistic(shared, specs, fixed, band, progress=None):
+    """The metrics (``specs``) and the band maxima of each resample, for scipy.
+
+    ``progress``, if given, is called with the number of resamples of each
+    call once they are evaluated.
+    """
     values = resampled_statistic(shared, specs, "bootstrap", fixed) if specs else None
 
     def statistic(*samples, axis=-1):
@@ -182,6 +186,8 @@ def _bootstrap_statistic(shared, specs, fixed, band):
             w_rows = _resample_weights(shared, flat, fixed)
             out.append(band.studentised_maxima(w_rows))
         out = np.concatenate(out).reshape((-1,) + lead)
+        if progress is not None:
+            progress(int(np.prod(lead)))
         return out[0] if out.shape[0] == 1 else out
 
     return statistic
@@ -204,7 +210,15 @@ class Draws(NamedTuple):
 
 
 def bootstrap_draws(
-    shared, specs, *, confidence_level, n_resamples, bootstrap_method, rng, band=None
+    shared,
+    specs,
+    *,
+    confidence_level,
+    n_resamples,
+    bootstrap_method,
+    rng,
+    band=None,
+    progress=None,
 ):
     """The stratified bootstrap of several metrics (and bands) on shared resamples.
 
@@ -225,6 +239,8 @@ def bootstrap_draws(
     band : BandData or None, default=None
         From :func:`~skfair.metrics.inference.interval_band`: its studentised
         maxima are drawn on the same resamples.
+    progress : callable or None, default=None
+        Called with the number of resamples of each batch once evaluated.
 
     Returns
     -------
@@ -244,7 +260,7 @@ def bootstrap_draws(
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
         res = stats.bootstrap(
             data,
-            _bootstrap_statistic(shared, specs, fixed, band),
+            _bootstrap_statistic(shared, specs, fixed, band, progress),
             n_resamples=n_resamples,
             batch=batch,
             vectorized=True,
@@ -263,17 +279,38 @@ def bootstrap_draws(
     return Draws(low, high, se, distribution[:k], maxima)
 
 
-def band_maxima(shared, band, n_resamples, rng):
+def band_maxima(shared, band, n_resamples, rng, progress=None):
     """The bootstrap distribution of the band norms' studentised maxima.
 
-    :func:`bootstrap_draws` of the band alone; (n_norms, n_resamples).
+    :func:`bootstrap_draws` of the band alone (n_norms, n_resamples): the
+    same resamples, drawn in the same order and batches as
+    :func:`scipy.stats.bootstrap` draws them (each cell's indices by
+    ``rng.integers``, batch by batch), so the numbers are scipy's; the
+    batches are evaluated two at a time on the threads. ``progress``: as
+    for :func:`bootstrap_draws`.
     """
-    return bootstrap_draws(
-        shared,
-        [],
-        confidence_level=0.95,  # unused: the quantiles are taken by the caller
-        n_resamples=n_resamples,
-        bootstrap_method="percentile",
-        rng=rng,
-        band=band,
-    ).maxima
+    data, fixed = _strata(shared)
+    n_groups = sum(g.n_groups for g in shared.groupings)
+    batch = max(1, _BATCH_CELLS // (shared.n + n_groups * band.points.size))
+    # scipy's batches: each cell's resampled indices, in this order
+    draws = (
+        [
+            cell[
+                rng.integers(
+                    0, cell.shape[0], (min(batch, n_resamples - k), cell.shape[0])
+                )
+            ]
+            for cell in data
+        ]
+        for k in range(0, n_resamples, batch)
+    )
+
+    def evaluate(flat):
+        return band.studentised_maxima(_resample_weights(shared, flat, fixed))
+
+    out = []
+    for maxima in map_ordered(evaluate, draws):
+        out.append(maxima)
+        if progress is not None:
+            progress(maxima.shape[1])
+    return np.concatenate(out, axis=1)

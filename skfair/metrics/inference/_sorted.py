@@ -76,6 +76,7 @@ class SharedSort:
         self.pad_left = int(self.points[0] > 0.0)
         self._cells(cells)
         self._windows = {}
+        self._observed = {}  # the data's CDFs and pair values (observed_pairs)
 
     def _cells(self, cells):
         """Each cell's members, groups, and whether it is permuted or resampled."""
@@ -126,6 +127,23 @@ class SharedSort:
                 values = self._pairs(spec, steps, a, b, codes, w_pos)
                 out[j].append([float(v) for v in values])
         return out
+
+    def observed_pairs(self, specs):
+        """For each spec, per grouping, every pair's metric on the data.
+
+        :meth:`pair_values` with the data's weights and cells, each spec
+        evaluated once (the group CDFs too): the intervals and DKW bounds of
+        a spec share them.
+        """
+        w_pos = np.ones(self.n) if self.w_sorted is None else self.w_sorted
+        if "cdfs" not in self._observed:
+            self._observed["cdfs"] = self._cdfs(w_pos, self.cell_sorted)
+        missing = [s for s in dict.fromkeys(specs) if s not in self._observed]
+        if missing:
+            cdfs = self._observed["cdfs"]
+            values = self.pair_values(w_pos, self.cell_sorted, missing, cdfs)
+            self._observed.update(zip(missing, values))
+        return [self._observed[s] for s in specs]
 
     def _pairs(self, spec, steps, a, b, codes, w_pos):
         """One metric of every pair at once (vectorised over the pairs)."""
@@ -214,7 +232,7 @@ class SharedSort:
             defined = all((steps.totals > 0).all() for steps, _ in cdfs)
             if agg == "max" and exact and defined and spec.metric in ("abcc", "mcdp"):
                 results[spec] = max(
-                    self._worst(spec, k, cdfs[k], w_pos, tables)
+                    self._worst(spec, k, cdfs[k][0], tables)
                     for k in range(len(self.groupings))
                 )
             else:
@@ -222,14 +240,14 @@ class SharedSort:
                 results[spec] = aggregate(per_grouping, agg)
         return [results[s] if s.sortable else None for s in specs]
 
-    def _worst(self, spec, k, cdf, w_pos, tables):
+    def _worst(self, spec, k, steps, tables):
         """The worst pair's exact MCDP or ABCC in grouping ``k`` (``tables``: cache)."""
-        steps, codes = cdf
         n_groups = self.groupings[k].n_groups
         plain = spec.metric == "abcc" or float(spec.options.get("epsilon", 0.0)) == 0
-        if plain and n_groups * self.points.shape[0] <= DENSE_CELLS:
+        dense = plain and not steps.exact
+        if dense and n_groups * self.points.shape[0] <= DENSE_CELLS:
             if k not in tables:
-                tables[k] = cdf_table(codes, w_pos, n_groups, self.ends)
+                tables[k] = cdf_table(steps, self.points.shape[0], self.pad_left)
             return worst_from_table(tables[k], self.points, spec.metric)
         return self._pair_max(spec, steps, *pair_codes(n_groups))
 
@@ -270,7 +288,7 @@ class SharedSort:
         )
 
 
-def shared_sort(data, specs, min_group_size=None):
+def shared_sort(data, specs, min_group_size=None, estimates=None):
     """Validate the data through the public metrics and sort the scores once.
 
     Parameters
@@ -283,6 +301,10 @@ def shared_sort(data, specs, min_group_size=None):
     min_group_size : int or None, default=None
         None warns once about small groups and keeps every group; an int
         leaves out the smaller groups, as the metrics do.
+    estimates : list of float or None, default=None
+        The specs' values, when the caller has computed them by the public
+        functions on these (validated) data: returned as they are, and the
+        data are not validated again.
 
     Returns
     -------
@@ -294,27 +316,30 @@ def shared_sort(data, specs, min_group_size=None):
         :mod:`skfair.metrics.inference` take.
     """
     y_true, y_score, sensitive_features, sample_weight, combine = data
-    sensitive_groupings(
-        sensitive_features,
-        n_samples=len(y_score) if hasattr(y_score, "__len__") else None,
-        combine=combine,
-        min_group_size=min_group_size,
-    )
-    keep = 1 if min_group_size is None else min_group_size
-    estimates = [
-        float(
-            METRICS[s.metric](
-                y_true,
-                y_score,
-                sensitive_features=sensitive_features,
-                sample_weight=sample_weight,
-                combine=combine,
-                min_group_size=keep,
-                **s.options,
-            )
+    if estimates is not None:
+        estimates = [float(v) for v in estimates]
+    else:
+        sensitive_groupings(
+            sensitive_features,
+            n_samples=len(y_score) if hasattr(y_score, "__len__") else None,
+            combine=combine,
+            min_group_size=min_group_size,
         )
-        for s in specs
-    ]
+        keep = 1 if min_group_size is None else min_group_size
+        estimates = [
+            float(
+                METRICS[s.metric](
+                    y_true,
+                    y_score,
+                    sensitive_features=sensitive_features,
+                    sample_weight=sample_weight,
+                    combine=combine,
+                    min_group_size=keep,
+                    **s.options,
+                )
+            )
+            for s in specs
+        ]
     scores = check_scores(y_score)
     weights = (
         None

@@ -109,25 +109,29 @@ def check_confidence_level(value):
     return float(value)
 
 
-def check_n_resamples(value, *, confidence_level=None):
-    """``value`` as an int >= 1, or the public functions' ValueError.
-
-    With ``confidence_level`` (for a band's critical value), ``value`` must
-    also be at least :func:`min_band_resamples` of it
-    (:data:`TOO_FEW_RESAMPLES_ERROR`): with fewer resamples the quantile
-    does not exist, and clamping it to the largest value under-covers.
-    """
+def check_n_resamples(value):
+    """``value`` as an int >= 1, or the public functions' ValueError."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(N_RESAMPLES_ERROR.format(value=value))
-    if confidence_level is not None:
-        minimum = min_band_resamples(confidence_level)
-        if value < minimum:
-            raise ValueError(
-                TOO_FEW_RESAMPLES_ERROR.format(
-                    value=value, level=confidence_level, minimum=minimum
-                )
-            )
     return int(value)
+
+
+def check_band_resamples(value, confidence_level):
+    """:func:`check_n_resamples`, and at least :func:`min_band_resamples`.
+
+    With fewer resamples the band's critical value (a ``confidence_level``
+    quantile) does not exist, and clamping it to the largest value
+    under-covers; :data:`TOO_FEW_RESAMPLES_ERROR` names the minimum.
+    """
+    value = check_n_resamples(value)
+    minimum = min_band_resamples(confidence_level)
+    if value < minimum:
+        raise ValueError(
+            TOO_FEW_RESAMPLES_ERROR.format(
+                value=value, level=confidence_level, minimum=minimum
+            )
+        )
+    return value
 
 
 def min_band_resamples(confidence_level):

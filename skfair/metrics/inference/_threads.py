@@ -10,6 +10,7 @@ number of threads.
 
 from __future__ import annotations
 
+import collections
 import functools
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -58,3 +59,23 @@ def map_chunks(fn, n_items, work=None):
     futures = [_pool(threads).submit(fn, part) for part in parts[1:]]
     first = fn(parts[0])  # the calling thread works too
     return [first] + [f.result() for f in futures]
+
+
+def map_ordered(fn, items):
+    """``fn`` of each of ``items`` (consumed in order, here), results in order.
+
+    Up to two items per thread are in flight on the pool; ``items`` is
+    iterated on the calling thread (its random draws stay in order).
+    """
+    threads = n_threads()
+    if threads < 2 or threading.current_thread().name.startswith(_PREFIX):
+        for item in items:
+            yield fn(item)
+        return
+    pending = collections.deque()
+    for item in items:
+        pending.append(_pool(threads).submit(fn, item))
+        if len(pending) >= 2 * threads:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
