@@ -375,7 +375,8 @@ def advice_sentences(report):
         if best is not None and cur.performance < best.performance * advice.tolerance:
             out[0] += (
                 f" The audit's threshold itself keeps only "
-                f"{100 * cur.performance / best.performance:.0f}% of the best {name}."
+                f"{_share_below(cur.performance / best.performance, advice.tolerance)} "
+                f"of the best {name}."
             )
     if advice.no_positives:
         out.append(
@@ -409,3 +410,15 @@ def _caveats(report):
     if few:
         out.append(f"{counted(few, 'group')} with fewer than {FEW_POSITIVES} positives")
     return out
+
+
+def _share_below(share, tolerance):
+    """``share`` as a percentage with the digits that keep it below ``tolerance``.
+
+    0.948 against a tolerance of 0.95 reads "94.8%", never "95%".
+    """
+    for digits in range(4):
+        text = f"{100 * share:.{digits}f}"
+        if float(text) < 100 * tolerance:
+            return text + "%"
+    return f"{100 * share:.4g}%"

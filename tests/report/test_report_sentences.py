@@ -378,3 +378,13 @@ def test_renderings_read_no_private_member_of_the_report():
             and n.attr.startswith("_")
         ]
         assert private == [], name
+
+
+def test_share_below_the_tolerance_never_rounds_up_to_it():
+    # 94.8% of the best balanced accuracy was printed as "95%" beside
+    # "keeps less than 95%"
+    from skfair.report._sentences import _share_below
+
+    assert _share_below(0.948, 0.95) == "94.8%"
+    assert _share_below(0.9499, 0.95) == "94.99%"
+    assert _share_below(0.5, 0.95) == "50%"
