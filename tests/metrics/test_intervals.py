@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from scipy.special import expit
 
 from skfair.metrics import (
     abcc,
@@ -640,3 +641,97 @@ def test_band_needs_enough_resamples_for_its_quantile(level, minimum):
         None, y, metric="delta_dp", n_resamples=1, **options
     )
     assert ci.method == "welch"
+
+
+# -- score_type: logits and margins ---------------------------------------------
+def _raw_scores():
+    rng = np.random.default_rng(11)
+    logits = np.r_[rng.normal(-0.3, 1.0, 150), rng.normal(0.5, 1.4, 150)]
+    return logits, np.repeat([0, 1], 150)
+
+
+@pytest.mark.parametrize(
+    ("metric", "params"),
+    [("mcdp", {"epsilon": 0.05}), ("abcc", None), ("abpc", None), ("delta_dp", None)],
+)
+def test_logit_scores_give_the_interval_and_test_of_the_probabilities(metric, params):
+    logits, groups = _raw_scores()
+    common = {"sensitive_features": groups, "metric": metric, "metric_params": params}
+    raw = metric_confidence_interval(
+        None, logits, **common, n_resamples=99, random_state=0, score_type="logit"
+    )
+    prob = metric_confidence_interval(
+        None, expit(logits), **common, n_resamples=99, random_state=0
+    )
+    assert raw == prob
+    raw = disparity_test(
+        None, logits, **common, n_resamples=99, random_state=0, score_type="logit"
+    )
+    assert raw == disparity_test(
+        None, expit(logits), **common, n_resamples=99, random_state=0
+    )
+
+
+def test_logit_threshold_is_in_logit_units():
+    logits, groups = _raw_scores()
+    raw = metric_confidence_interval(
+        None,
+        logits,
+        sensitive_features=groups,
+        metric="delta_dp",
+        metric_params={"threshold": 0.4},
+        score_type="logit",
+    )
+    by_hand = delta_dp(None, logits, sensitive_features=groups, threshold=0.4)
+    assert raw.estimate == pytest.approx(by_hand)
+    assert raw.method == "newcombe"
+
+
+def test_margins_keep_their_scale_and_refuse_unit_interval_metrics():
+    logits, groups = _raw_scores()
+    margins = 4.0 * logits
+    ci = metric_confidence_interval(
+        None, margins, sensitive_features=groups, metric="abcc", score_type="margin"
+    )
+    assert ci.estimate == pytest.approx(abcc(None, margins, sensitive_features=groups))
+    assert ci.estimate > 1.0 and ci.high > ci.estimate
+    ks = disparity_test(None, margins, sensitive_features=groups, score_type="margin")
+    assert ks.method == "ks"
+    assert ks == disparity_test(None, expit(margins), sensitive_features=groups)
+    for metric, params, method in [
+        ("abpc", None, "auto"),
+        ("mcdp", {"epsilon": 0.05}, "auto"),
+        ("abcc", None, "dkw"),
+    ]:
+        with pytest.raises(ValueError, match="not applicable to score_type='margin'"):
+            metric_confidence_interval(
+                None,
+                expit(margins),  # in [0, 1], yet still margins: refused
+                sensitive_features=groups,
+                metric=metric,
+                metric_params=params,
+                method=method,
+                score_type="margin",
+            )
+    with pytest.raises(ValueError, match="not applicable to score_type='margin'"):
+        disparity_test(
+            None, margins, sensitive_features=groups, metric="abpc", score_type="margin"
+        )
+
+
+def test_out_of_range_probabilities_name_score_type():
+    logits, groups = _raw_scores()
+    with pytest.raises(ValueError, match="pass score_type='logit' or 'margin'"):
+        metric_confidence_interval(
+            None, logits, sensitive_features=groups, metric="abpc"
+        )
+    with pytest.raises(ValueError, match="pass score_type='logit' or 'margin'"):
+        disparity_test(
+            None,
+            logits,
+            sensitive_features=groups,
+            metric="mcdp",
+            metric_params={"epsilon": 0.1},
+        )
+    with pytest.raises(ValueError, match="score_type must be"):
+        disparity_test(None, logits, sensitive_features=groups, score_type="raw")
