@@ -465,3 +465,77 @@ def test_csv_needs_no_pyarrow(frame, tmp_path, run_without):
     assert run.returncode == 2, run.stderr
     assert run.stderr.count("wrote") == 2
     assert "reading Parquet needs polars or pyarrow" in run.stderr.splitlines()[-1]
+
+
+# --score-type -----------------------------------------------------------------
+
+
+def test_score_type_logit_audits_a_file_of_logits(frame, tmp_path):
+    probabilities = frame["proba"].clip(0.01, 0.99)
+    logits = frame.assign(proba=np.log(probabilities / (1 - probabilities)))
+    options = ["--sensitive", "sex", "--label", "outcome", "--pos-label", "yes"]
+    raw = _audit(
+        _write(logits, tmp_path, "logits.csv"),
+        tmp_path,
+        *options,
+        "--score-type",
+        "logit",
+        "--threshold",
+        "0",
+    )
+    prob = _audit(
+        _write(frame.assign(proba=probabilities), tmp_path),
+        tmp_path,
+        *options,
+        "--threshold",
+        "0.5",
+    )
+    # the logits went through a CSV: the probabilities agree to rounding
+    for got, want in zip(raw["metrics"], prob["metrics"], strict=True):
+        for key, value in want.items():
+            if isinstance(value, float):
+                assert got[key] == pytest.approx(value, rel=1e-9, abs=1e-12), key
+            else:
+                assert got[key] == value, key
+    assert [row["positive_rate"] for row in raw["groups"]] == [
+        row["positive_rate"] for row in prob["groups"]
+    ]
+    assert raw["groups"][0]["size"] == prob["groups"][0]["size"]
+
+
+def test_score_type_margin_marks_unit_interval_metrics(frame, tmp_path):
+    path = _write(frame.assign(proba=5 * frame["proba"] - 2), tmp_path)
+    got = _audit(
+        path,
+        tmp_path,
+        "--sensitive",
+        "sex",
+        "--score-type",
+        "margin",
+        "--threshold",
+        "-0.5",
+    )
+    rows = {row["key"]: row for row in got["metrics"]}
+    assert rows["abpc"]["value"] is None
+    html = tmp_path / "r.html"
+    argv = ["audit", "--predictions", path, "--score", "proba", "--sensitive", "sex"]
+    assert main([*argv, "--score-type", "margin", "--output", str(html), *FAST]) == 0
+    assert "positive when the margin ≥ 0.5" in html.read_text()
+    assert "not applicable to margins" in rows["abpc"]["undefined_reason"]
+    assert rows["mcdp"]["value"] is not None
+
+
+def test_out_of_range_scores_name_score_type_option(frame, tmp_path, capsys):
+    path = _write(frame.assign(proba=frame["proba"] * 4 - 2), tmp_path)
+    argv = ["audit", "--predictions", path, "--score", "proba", "--sensitive", "sex"]
+    err = _error(capsys, [*argv, "--output", str(tmp_path / "r.json")])
+    assert "(--score-type) for raw scores" in err
+    err = _error(
+        capsys, [*argv, "--threshold", "-1", "--output", str(tmp_path / "r.json")]
+    )
+    assert "must be in [0, 1]" in err and "--score-type" in err
+    err = _error(
+        capsys,
+        ["audit", "--dataset", "ricci", "--score-type", "logit", "--output", "r.html"],
+    )
+    assert "--score-type" in err and "--predictions" in err

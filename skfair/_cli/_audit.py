@@ -10,7 +10,9 @@ exit status 2; progress and warnings go to stderr, one line each.
 
 from __future__ import annotations
 
+import argparse
 import inspect
+import math
 import os
 import sys
 import time
@@ -66,6 +68,14 @@ DATASET_SENSITIVE_ERROR = (
     "choose from {available}"
 )
 BAD_DATA_ERROR = "{source}: {message}"
+THRESHOLD_RANGE_ERROR = (
+    "argument --threshold: must be in [0, 1] for probabilities; got {value!r} "
+    "(pass --score-type logit or margin for a threshold in raw-score units)"
+)
+DATASET_SCORE_TYPE_ERROR = (
+    "argument --score-type: --dataset audits the demonstration model's "
+    "probabilities; --score-type logit or margin applies to --predictions"
+)
 REFERENCE_IGNORED_NOTICE = (
     "skfair audit: note: --reference is not supported by this version of "
     "skfair.report.audit; the report keeps its default reference group"
@@ -121,7 +131,11 @@ def _add_input_arguments(parser):
         metavar="FILE",
         help=f"a CSV or Parquet file with one row per sample ({reader_note()})",
     )
-    group.add_argument("--score", metavar="COL", help="the column of scores in [0, 1]")
+    group.add_argument(
+        "--score",
+        metavar="COL",
+        help="the column of scores in [0, 1] (or raw scores with --score-type)",
+    )
     group.add_argument(
         "--sensitive",
         metavar="COL",
@@ -188,17 +202,30 @@ def _add_group_arguments(parser):
 
 def _add_audit_arguments(parser):
     group = parser.add_argument_group("the audit")
-    for flag, metavar, default, open_ends, meaning in (
-        ("--threshold", "T", 0.5, False, "decision threshold, decision = score >= T"),
-        ("--epsilon", "E", 0.05, True, "radius of the local MCDP(E) beside MCDP(0)"),
-    ):
-        group.add_argument(
-            flag,
-            type=unit_interval_type(open_ends=open_ends),
-            default=default,
-            metavar=metavar,
-            help=f"{meaning} (default: {default})",
-        )
+    group.add_argument(
+        "--threshold",
+        type=_real_type,
+        default=0.5,
+        metavar="T",
+        help="decision threshold, decision = score >= T, in the scores' units "
+        "(a logit with --score-type logit) (default: 0.5)",
+    )
+    group.add_argument(
+        "--epsilon",
+        type=unit_interval_type(open_ends=True),
+        default=0.05,
+        metavar="E",
+        help="radius of the local MCDP(E) beside MCDP(0) (default: 0.05)",
+    )
+    group.add_argument(
+        "--score-type",
+        choices=("probability", "logit", "margin"),
+        default="probability",
+        help="what --score holds: probabilities in [0, 1]; logits (mapped "
+        "through the sigmoid first); or margins, e.g. decision_function "
+        "(kept on their scale: ABPC and MCDP(E) are then not applicable) "
+        "(default: probability)",
+    )
     group.add_argument(
         "--n-resamples",
         type=integer_type(1),
@@ -213,6 +240,17 @@ def _add_audit_arguments(parser):
         metavar="FILE",
         help="where to write the report: .html, .md or .json",
     )
+
+
+def _real_type(text):
+    """An argument type: a finite real number (``--threshold``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number; got {text!r}")
+    return value
 
 
 def add_arguments(parser):
@@ -257,9 +295,13 @@ def _check_arguments(args, parser):
     if duplicates:
         shown = ", ".join(map(repr, duplicates))
         parser.error(DUPLICATE_SENSITIVE_ERROR.format(duplicates=shown))
+    if args.score_type == "probability" and not 0.0 <= args.threshold <= 1.0:
+        parser.error(THRESHOLD_RANGE_ERROR.format(value=args.threshold))
     if args.dataset is not None:
         if args.score is not None or args.label is not None:
             parser.error(DATASET_COLUMNS_ERROR)
+        if args.score_type != "probability":
+            parser.error(DATASET_SCORE_TYPE_ERROR)
         return fmt, None
     if args.score is None or not args.sensitive:
         parser.error(NEEDS_COLUMNS_ERROR)
@@ -386,6 +428,8 @@ def _audit_options(args, y_true, sensitive, sizes, progress):
             options["reference"] = reference
         else:
             print(REFERENCE_IGNORED_NOTICE, file=sys.stderr)
+    if args.score_type != "probability":  # "score_type" in accepted
+        options["score_type"] = args.score_type
     if "progress" in accepted:
         options["progress"] = progress
     else:

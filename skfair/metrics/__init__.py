@@ -35,6 +35,7 @@ from ._group_gaps import (
 )
 from ._hfm import HFMResult, HFMUndefinedWarning, hfm, hfm_distances
 from ._mcdp import MCDPResult, check_epsilon, mcdp, mcdp_curve, mcdp_details
+from ._rate_scorers import make_rate_scorer
 from ._rates import (
     demographic_parity_difference,
     demographic_parity_ratio,
@@ -45,6 +46,7 @@ from ._rates import (
     true_positive_rate_difference,
     true_positive_rate_ratio,
 )
+from ._score_type import check_score_type, unit_interval_reason
 from ._scorer import (
     make_abcc_scorer,
     make_abpc_scorer,
@@ -84,6 +86,7 @@ __all__ = [
     "make_delta_dp_scorer",
     "make_hfm_scorer",
     "make_mcdp_scorer",
+    "make_rate_scorer",
     "mcdp",
     "mcdp_curve",
     "mcdp_details",

@@ -32,6 +32,7 @@ import numpy as np
 from ..utils import check_scores
 from ._distribution import abcc, abpc, delta_dp
 from ._mcdp import mcdp
+from ._score_type import scores_for
 from .inference import (
     auto_method,
     band_maxima,
@@ -147,6 +148,7 @@ def metric_confidence_interval(
     sample_weight=None,
     combine="intersection",
     min_group_size=None,
+    score_type="probability",
 ):
     r"""Confidence interval of a distribution metric (ΔDP, ABCC, ABPC, MCDP).
 
@@ -205,6 +207,16 @@ def metric_confidence_interval(
         than 30 samples; an int ``k`` leaves out the groups with fewer than
         ``k`` samples (they are in no comparison and no multiplicity
         correction).
+    score_type : {"probability", "logit", "margin"}, default="probability"
+        What the scores are. "probability": as they are (the metrics that
+        need [0, 1] check it). "logit": mapped through the sigmoid
+        (:func:`scipy.special.expit`) first, and a ΔDP_b ``threshold`` in
+        ``metric_params`` is in logit units (mapped too); the result is
+        that of the mapped probabilities. "margin" (e.g.
+        ``decision_function``): kept on their own scale for MCDP(0), ABCC
+        and ΔDP (ABCC and ΔDP_c are then in margin units); ABPC, MCDP(ε)
+        with ε > 0, ABCC's ``method="grid"`` and the DKW interval of ABCC
+        and ΔDP_c need [0, 1] and raise a ValueError.
 
     Returns
     -------
@@ -307,6 +319,10 @@ def metric_confidence_interval(
     confidence_level = check_confidence_level(confidence_level)
     spec = checked_metric_spec(metric, metric_params)
     asked, method = method, _check_interval_method(method, spec)
+    y_score, metric_params = scores_for(
+        y_score, metric, metric_params, score_type, dkw=method == "dkw"
+    )
+    spec = checked_metric_spec(metric, metric_params)  # a logit threshold mapped
     if method == "dkw":
         _check_dkw(spec, y_score, sample_weight)
     elif method == "band":
@@ -327,26 +343,8 @@ def metric_confidence_interval(
         )
     rng = random_generator(random_state)
     if method == "bootstrap":
-        draws = bootstrap_draws(
-            shared,
-            [spec],
-            confidence_level=confidence_level,
-            n_resamples=n_resamples,
-            bootstrap_method=bootstrap_method,
-            rng=rng,
-        )
-        low, high = np.clip(
-            [draws.low[0], draws.high[0]], 0.0, metric_upper(shared, spec)
-        )
-        return MetricConfidenceInterval(
-            *result,
-            float(low),
-            float(high),
-            confidence_level,
-            "bootstrap",
-            n_resamples,
-            bootstrap_method,
-            float(draws.se[0]),
+        return _bootstrap_interval(
+            result, shared, spec, confidence_level, n_resamples, bootstrap_method, rng
         )
     band = maxima = None
     if method == "band":
@@ -365,6 +363,31 @@ def metric_confidence_interval(
         confidence_level,
         method,
         n_resamples if method == "band" else None,
+    )
+
+
+def _bootstrap_interval(
+    result, shared, spec, confidence_level, n_resamples, bootstrap_method, rng
+):
+    """The ``method="bootstrap"`` interval, clipped to the metric's range."""
+    draws = bootstrap_draws(
+        shared,
+        [spec],
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        bootstrap_method=bootstrap_method,
+        rng=rng,
+    )
+    low, high = np.clip([draws.low[0], draws.high[0]], 0.0, metric_upper(shared, spec))
+    return MetricConfidenceInterval(
+        *result,
+        float(low),
+        float(high),
+        confidence_level,
+        "bootstrap",
+        n_resamples,
+        bootstrap_method,
+        float(draws.se[0]),
     )
 
 

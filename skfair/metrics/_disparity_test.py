@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._confidence import checked_metric_spec
+from ._score_type import scores_for
 from .inference import (
     check_n_resamples,
     delta_dp_test,
@@ -116,6 +117,7 @@ def disparity_test(
     sample_weight=None,
     combine="intersection",
     min_group_size=None,
+    score_type="probability",
 ):
     """Test "no disparity": whether the groups' score distributions are the same.
 
@@ -159,6 +161,12 @@ def disparity_test(
         As for :func:`metric_confidence_interval`; the permutations move
         labels among the samples of the compared groups only (the samples of
         groups left out keep theirs).
+    score_type : {"probability", "logit", "margin"}, default="probability"
+        As for :func:`metric_confidence_interval`: logits are mapped through
+        the sigmoid (a ΔDP_b threshold too); margins keep their scale, and
+        ABPC and MCDP(ε > 0) raise a ValueError for them. MCDP(0), the KS
+        statistic, and its p-value are the same for logits, margins or any
+        increasing map of them.
 
     Returns
     -------
@@ -205,6 +213,8 @@ def disparity_test(
     if method not in ("auto", "permutation", "ks", "welch", "chi2"):
         raise ValueError(TEST_METHOD_ERROR.format(method=method))
     spec = checked_metric_spec(metric, metric_params)
+    y_score, metric_params = scores_for(y_score, metric, metric_params, score_type)
+    spec = checked_metric_spec(metric, metric_params)  # a logit threshold mapped
     data = (y_true, y_score, sensitive_features, sample_weight, combine)
     estimates, shared = shared_sort(data, [spec], min_group_size)
     problem = ks_problem(shared, spec, sample_weight)

@@ -87,6 +87,8 @@ class _FairnessScorer:
     """
 
     _OWN = ("sensitive", "response_method", "pos_label")
+    #: The scorer returns ``_sign * metric``: -1 when smaller is fairer.
+    _sign = -1
 
     def __init__(self, factory, metric, params):
         self._factory, self._metric, self._params = factory, metric, dict(params)
@@ -97,7 +99,7 @@ class _FairnessScorer:
         check_min_group_size(self._kwargs["min_group_size"])
         self._probe({**self._kwargs, "min_group_size": None})  # groups of 3
         value = params.get("response_method", "predict")
-        allowed = _RESPONSES[metric]
+        allowed = self._allowed_responses()
         if self._kwargs.get("epsilon", 0) != 0:  # ε > 0 needs scores in [0, 1]
             allowed = tuple(a for a in allowed if a != "decision_function")
         self._methods = (value,) if isinstance(value, str) else tuple(value)
@@ -108,6 +110,9 @@ class _FairnessScorer:
                 )
             )
         self._request = {"sensitive_features": True} if self._sensitive is None else {}
+
+    def _allowed_responses(self):
+        return _RESPONSES[self._metric]
 
     def _probe(self, kwargs):
         """Run the metric on six made-up samples: bad options raise here."""
@@ -149,7 +154,7 @@ class _FairnessScorer:
         )
 
     def __call__(self, estimator, X, y_true, **kwargs):
-        """Minus the metric of ``estimator`` on ``X``; kwargs: routed metadata."""
+        """The signed metric of ``estimator`` on ``X``; kwargs: routed metadata."""
         sensitive_features = kwargs.pop("sensitive_features", None)
         if self._sensitive is not None:
             sensitive_features = select_sensitive(X, self._sensitive)
@@ -159,7 +164,7 @@ class _FairnessScorer:
         y_true = None if y_true is None else np.asarray(y_true)
         kwargs = {**self._kwargs, **kwargs}
         value = self._value(X, y_true, y_score, pos_label, sensitive_features, kwargs)
-        return -float(value)
+        return self._sign * float(value)
 
     def _routable(self):
         names = ["sensitive_features"] if self._sensitive is None else []

@@ -14,8 +14,16 @@ import dataclasses
 import inspect
 
 import numpy as np
+from scipy.special import expit
 
-from ..metrics import hfm
+from ..metrics import (
+    abcc,
+    check_score_type,
+    delta_dp,
+    hfm,
+    mcdp_details,
+    unit_interval_reason,
+)
 from ..metrics.inference import check_confidence_level, check_n_resamples
 from ..model_selection import threshold_tradeoff
 from ..utils import (
@@ -35,6 +43,7 @@ from ._common import (
     AUDIT_PROGRESS_ERROR,
     AUDIT_SCORE_REASON,
     auto_resamples,
+    metric_table,
 )
 from ._compute import (
     audited_groupings,
@@ -57,6 +66,24 @@ from ._facts import (
 from ._headline import distribution_facts, finish_metrics, threshold_facts
 from ._report import AuditReport
 
+AUDIT_SCORE_TYPE_REASON = (
+    f"{AUDIT_SCORE_REASON}, or pass score_type='logit' or 'margin' "
+    "(--score-type) for raw scores"
+)
+AUDIT_DASK_SCORE_TYPE_ERROR = (
+    "score_type={value!r} is not supported on Dask collections: map the "
+    "scores to probabilities first (e.g. with scipy.special.expit over the "
+    "partitions) and audit them with score_type='probability'."
+)
+AUDIT_RAW_THRESHOLD_ERROR = (
+    "threshold must be a finite real number (in the units of the "
+    "{score_type}s); got {value!r}."
+)
+MARGIN_NOT_APPLICABLE = (
+    "not applicable to margins (score_type='margin'): it needs scores in "
+    "[0, 1], for {reason}"
+)
+
 
 def audit(
     y_true,
@@ -76,6 +103,7 @@ def audit(
     min_group_size=None,
     reference=None,
     progress=None,
+    score_type="probability",
 ):
     """Audit a model's scores: every fairness metric, its uncertainty, a report.
 
@@ -94,11 +122,14 @@ def audit(
         True binary labels; None audits the scores alone (no base rates,
         counts, TPR, FPR, FNR, precision, trade-off or HFM).
     y_score : array-like of shape (n_samples,)
-        Scores in [0, 1] (positive-class probabilities).
+        Scores in [0, 1] (positive-class probabilities), or raw scores with
+        ``score_type``.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
         Group labels; a DataFrame names its attributes.
     threshold : float, default=0.5
-        The decision threshold (decisions ``y_score >= threshold``).
+        The decision threshold (decisions ``y_score >= threshold``), in the
+        scores' own units: a logit with ``score_type="logit"`` (pass e.g. 0),
+        a margin with ``score_type="margin"``.
     X : array-like or DataFrame of shape (n_samples, n_features), default=None
         The **non-sensitive** features; if given (with ``y_true``), HFM
         (:func:`skfair.metrics.hfm`) of the decisions is reported.
@@ -154,6 +185,21 @@ def audit(
         ``"intervals and tests"`` as ``progress("intervals and tests",
         done=k, total=n)`` each time more of the ``n`` bootstrap resamples
         and permutations are evaluated (``done=0`` first).
+    score_type : {"probability", "logit", "margin"}, default="probability"
+        What ``y_score`` holds. "probability": scores in [0, 1]. "logit":
+        log-odds, mapped through the sigmoid (:func:`scipy.special.expit`)
+        before anything else, ``threshold`` too; every number of the report
+        is then that of the audit of the probabilities ``expit(y_score)`` at
+        ``threshold=expit(threshold)`` (thresholds in the tables and the
+        trade-off are probabilities), and the report states the decision
+        rule in logits. "margin" (e.g. ``decision_function``): the scores
+        keep their scale; ΔDP_c, ΔDP_b, ABCC and MCDP(0) are computed on
+        them (ABCC and ΔDP_c in margin units: unlike MCDP(0), which is the
+        same for every increasing map of the scores, they change with the
+        scale), while ABPC and MCDP(ε), which need [0, 1], and the DKW
+        intervals of ABCC and ΔDP_c are reported as not applicable, with the
+        reason; render it with ``to_html(figures=False)`` (the MCDP(ε)
+        curve needs [0, 1]). Not on Dask (map the scores first).
 
     Returns
     -------
@@ -162,7 +208,8 @@ def audit(
     Raises
     ------
     ValueError
-        On input errors only: NaN or infinite scores, scores outside [0, 1],
+        On input errors only: NaN or infinite scores, scores outside [0, 1]
+        with ``score_type="probability"`` (the error names ``score_type``),
         a single group, NaN group labels, mismatched lengths, labels that are
         not binary, labels other than {0, 1}, {False, True} or {-1, 1}
         without ``pos_label``, an unknown ``reference``, ``X`` without
@@ -229,15 +276,19 @@ def audit(
     >>> "<table" in report.to_html(figures=False)
     True
     """
+    score_type = check_score_type(score_type)
     settings = _check_settings(
         threshold, epsilon, confidence_level, combine, min_group_size, title, reference
     )
+    settings = _score_settings(settings, score_type)
     progress = _check_progress(progress)
     data = {"y_true": y_true, "y_score": y_score}
     data["sensitive_features"] = sensitive_features
     if check_not_mixed({k: v for k, v in data.items() if v is not None}):
         if X is not None:
             raise ValueError(AUDIT_DASK_X_ERROR)
+        if score_type != "probability":
+            raise ValueError(AUDIT_DASK_SCORE_TYPE_ERROR.format(value=score_type))
         return audit_dask(
             y_true,
             y_score,
@@ -249,7 +300,7 @@ def audit(
     check_same_index(
         y_true=y_true, y_score=y_score, sensitive_features=sensitive_features, X=X
     )
-    scores = check_scores(y_score, unit_interval_for=AUDIT_SCORE_REASON)
+    scores = _checked_scores(y_score, score_type)
     n = scores.shape[0]
     # warns once about small groups (None), or checks that two groups remain
     sensitive_groupings(
@@ -294,7 +345,7 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
         confidence_level=settings.confidence_level,
     )
     progress("metrics")
-    checked = check_metrics(scores, sensitive_features, settings)
+    checked = _check_metrics(scores, sensitive_features, settings)
     details = checked[2]
     progress("intervals and tests")
     results = metrics_table(
@@ -310,6 +361,9 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
         scores=scores,
         n_permutations=resampling.n_permutations,
     )
+    margin = settings.score_type == "margin"
+    if margin:
+        results = _margin_results(results)
     tradeoff = advice = None
     if y is not None:
         progress("trade-off")
@@ -333,7 +387,9 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
         mcdp_details=details,
         headline=Headline(
             threshold_facts(groups, [g.name for g in compared], settings.threshold),
-            distribution_facts(results, details, scores[audited], settings.epsilon),
+            distribution_facts(
+                results, details, None if margin else scores[audited], settings.epsilon
+            ),
         ),
         tradeoff=tradeoff,
         advice=advice,
@@ -409,11 +465,15 @@ def _tradeoff(inputs, sensitive_features, settings, compared):
 def _check_settings(
     threshold, epsilon, confidence_level, combine, min_group_size, title, reference
 ):
-    """The audit's settings, validated, as the report records them."""
+    """The audit's settings, validated, as the report records them.
+
+    ``threshold`` is checked by :func:`_score_settings`, as its range depends
+    on the score type.
+    """
     check_min_group_size(min_group_size)
     return Settings(
         title=title or "Fairness audit",
-        threshold=check_fraction(threshold, name="threshold"),
+        threshold=threshold,
         epsilon=check_fraction(epsilon, name="epsilon", closed=False),
         confidence_level=check_confidence_level(confidence_level),
         combine=combine,
@@ -444,3 +504,96 @@ def _hfm(X, y, decisions, sensitive_features, keep):
         sensitive_features=sensitive_features,
         min_group_size=keep,
     )
+
+
+def _score_settings(settings, score_type):
+    """``settings`` with the threshold checked for ``score_type`` and recorded.
+
+    A logit threshold is kept as given (``score_threshold``) and its sigmoid,
+    on the scale of the mapped scores, is the ``threshold`` every number is
+    computed at.
+    """
+    value = settings.threshold
+    if score_type == "probability":
+        return dataclasses.replace(
+            settings, threshold=check_fraction(value, name="threshold")
+        )
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not np.isfinite(value)
+    ):
+        raise ValueError(
+            AUDIT_RAW_THRESHOLD_ERROR.format(score_type=score_type, value=value)
+        )
+    raw = float(value)
+    return dataclasses.replace(
+        settings,
+        threshold=float(expit(raw)) if score_type == "logit" else raw,
+        score_type=score_type,
+        score_threshold=raw,
+    )
+
+
+def _checked_scores(y_score, score_type):
+    """The scores as a float array: probabilities checked, logits mapped."""
+    if score_type == "probability":
+        return check_scores(y_score, unit_interval_for=AUDIT_SCORE_TYPE_REASON)
+    scores = check_scores(y_score)
+    return expit(scores) if score_type == "logit" else scores
+
+
+_MARGIN_METRICS = {"delta_dp": delta_dp, "abcc": abcc}
+
+
+def _check_metrics(scores, sensitive_features, settings):
+    """:func:`check_metrics`; for margins, those needing [0, 1] not applicable.
+
+    Margins that happen to lie in [0, 1] are not computed either: the
+    metric would be that of scores of another scale.
+    """
+    if settings.score_type != "margin":
+        return check_metrics(scores, sensitive_features, settings)
+    values, undefined, details = {}, {}, {}
+    common = {
+        "sensitive_features": sensitive_features,
+        "combine": settings.combine,
+        "min_group_size": settings.keep,
+    }
+    for definition in metric_table(settings.threshold, settings.epsilon):
+        reason = unit_interval_reason(definition.metric, definition.params)
+        if reason is not None:
+            undefined[definition.key] = MARGIN_NOT_APPLICABLE.format(reason=reason)
+        elif definition.metric == "mcdp":
+            result = mcdp_details(None, scores, **common, **definition.params)
+            details[result.epsilon] = result
+            values[definition.key] = result.value
+        else:
+            try:
+                values[definition.key] = _MARGIN_METRICS[definition.metric](
+                    None, scores, **common, **definition.params
+                )
+            except ValueError as error:
+                undefined[definition.key] = str(error)
+    return values, undefined, details
+
+
+def _margin_results(results):
+    """Margin metrics without what assumes [0, 1].
+
+    The DKW intervals of ABCC and ΔDP_c (their CDF gap integrated over
+    [0, 1]) are dropped, and so is a "saturated statistic" verdict, which
+    takes 1 as their largest value.
+    """
+    out = []
+    for r in results:
+        if r.key in ("abcc", "delta_dp"):
+            saturated = (r.untestable_reason or "").startswith("saturated")
+            r = dataclasses.replace(
+                r,
+                dkw_low=float("nan"),
+                dkw_high=float("nan"),
+                untestable_reason=None if saturated else r.untestable_reason,
+            )
+        out.append(r)
+    return out

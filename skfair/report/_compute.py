@@ -11,7 +11,15 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from ..metrics import abcc, abpc, delta_dp, mcdp_details
+from ..metrics import (
+    abcc,
+    abpc,
+    delta_dp,
+    demographic_parity_ratio,
+    false_positive_rate_difference,
+    mcdp_details,
+    true_positive_rate_difference,
+)
 from ..metrics.inference import infer_metrics, metric_spec, proportion_interval
 from ..utils import (
     Grouping,
@@ -35,6 +43,15 @@ _RATES = {
     "fnr": ("fn", "n_positive"),
     "precision": ("tp", "n_selected"),
 }
+# (rate, how) -> the public function of skfair.metrics the report's
+# between-group numbers come from (see :func:`between_groups`)
+_BETWEEN_GROUPS = {
+    ("tpr", "difference"): true_positive_rate_difference,
+    ("fpr", "difference"): false_positive_rate_difference,
+    ("positive_rate", "ratio"): demographic_parity_ratio,
+}
+# the true label and prediction of each confusion cell: TN, FP, FN, TP
+_CELL_TRUTH, _CELL_PRED = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
 # the numbers of MetricResult that infer_metrics gives (its other keys, e.g.
 # the legacy bootstrap's, are not reported), and its two names
 _INFERRED = ("low", "high", "dkw_low", "dkw_high", "pvalue", "pvalue_floor")
@@ -234,6 +251,50 @@ def _grouping_frame(grouping, counts, ref, confidence_level):
         for c in rate_closeness(frame["positive_rate"], frame["positive_rate"][ref])
     ]
     return pd.DataFrame(frame)
+
+
+def confusion_cells(counts):
+    """Each group's true/false negatives/positives: ``(n_groups, 4)`` TN, FP, FN, TP.
+
+    From the report's ``counts`` (a dict of arrays, or the group table's
+    columns). Without labels (NaN positives) every sample counts as a
+    negative, so that the selection rate, and it alone, is still defined.
+    """
+    size = np.asarray(counts["size"], dtype=np.float64)
+    selected = np.asarray(counts["n_selected"], dtype=np.float64)
+    if np.isfinite(np.asarray(counts["n_positive"], dtype=np.float64)).all():
+        cells = [counts[key] for key in ("tn", "fp", "fn", "tp")]
+    else:
+        cells = [size - selected, selected, np.zeros_like(size), np.zeros_like(size)]
+    return np.column_stack([np.asarray(c, dtype=np.float64) for c in cells])
+
+
+def between_groups(counts, rate, how):
+    """The fairlearn difference or ratio of ``rate`` between groups of ``counts``.
+
+    Computed by the public function itself:
+    :func:`~skfair.metrics.true_positive_rate_difference` (``rate="tpr"``,
+    ``how="difference"``), :func:`~skfair.metrics.false_positive_rate_difference`
+    (``"fpr"``) or :func:`~skfair.metrics.demographic_parity_ratio`
+    (``"positive_rate"``, ``"ratio"``; the ratio of
+    :func:`~skfair.metrics.four_fifths`), with ``method="between_groups"``.
+    The report holds counts, not rows (on Dask too), so the function gets
+    four rows per group, one per confusion cell, weighted by the cell's
+    count: the same rates as on the rows, up to rounding in the last bit
+    (the function scales the weights by their maximum). NaN with fewer than
+    two groups.
+    """
+    cells = confusion_cells(counts)
+    n_groups = cells.shape[0]
+    function = _BETWEEN_GROUPS[rate, how]
+    return function(
+        np.tile(_CELL_TRUTH, n_groups),
+        np.tile(_CELL_PRED, n_groups),
+        # categorical: many groups are groups, not a continuous attribute
+        sensitive_features=pd.Categorical(np.repeat(np.arange(n_groups), 4)),
+        sample_weight=cells.ravel(),
+        min_group_size=1,  # the report has chosen its groups already
+    )
 
 
 def rate_closeness(rates, reference_rate):

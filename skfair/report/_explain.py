@@ -119,18 +119,54 @@ def _tradeoff_text(report):
     )
 
 
+def decision_rule(settings):
+    """``"the score ≥ 0.5"``, or the rule in logits or margins (their units)."""
+    kind = settings.score_type
+    if kind == "logit":
+        return (
+            f"the logit ≥ {settings.decision_threshold:g} (the sigmoid-mapped "
+            f"probability ≥ {settings.threshold:.4g})"
+        )
+    if kind == "margin":
+        return f"the margin ≥ {settings.decision_threshold:g}"
+    return f"the score ≥ {settings.threshold:g}"
+
+
+def score_type_text(settings):
+    """The sentence stating how raw scores were used (None for probabilities)."""
+    kind = settings.score_type
+    if kind == "logit":
+        return (
+            "Scores: logits, mapped through the sigmoid (expit) before anything "
+            "else; every number is that of the mapped probabilities, and the "
+            "thresholds of the tables and the trade-off are probabilities."
+        )
+    if kind == "margin":
+        return (
+            "Scores: margins, kept on their own scale. ΔDP_c, ΔDP_b, ABCC and "
+            "MCDP(0) are computed on the margins (ΔDP_c and ABCC in margin "
+            "units: they change with the scale, whereas MCDP(0), the KS "
+            "statistic, is the same under any increasing map of the scores); "
+            "ABPC, MCDP(ε) and the DKW intervals of ΔDP_c and ABCC need scores "
+            "in [0, 1] and are not applicable."
+        )
+    return None
+
+
 def methods(report):
     """How every number was obtained, and what was left out."""
     pos_label = report.pos_label
+    rule = decision_rule(report.settings)
     out = [
-        f"Decisions: positive when the score ≥ {report.threshold:g}; the positive "
-        f"label is {pos_label!r}."
+        f"Decisions: positive when {rule}; the positive label is {pos_label!r}."
         if pos_label is not None
-        else f"Decisions: positive when the score ≥ {report.threshold:g}; no labels.",
+        else f"Decisions: positive when {rule}; no labels.",
+        score_type_text(report.settings),
         _groups_text(report),
         _rates_text(report),
         interval_method_text(report),
     ]
+    out = [text for text in out if text is not None]
     if report.engine != "dask":
         out.append(_tests_text(report))
     if report.advice is not None:

@@ -19,7 +19,12 @@ def plain(record):
 
 @dataclass(frozen=True)
 class Settings:
-    """What the audit was asked for, validated (and the positive label used)."""
+    """What the audit was asked for, validated (and the positive label used).
+
+    ``threshold`` is on the scale the metrics are computed on: for
+    ``score_type="logit"`` the sigmoid of ``score_threshold``, the threshold
+    as given (in logit units); None otherwise.
+    """
 
     title: str
     threshold: float
@@ -29,6 +34,13 @@ class Settings:
     min_group_size: int | None
     reference: object = None
     pos_label: object = None
+    score_type: str = "probability"
+    score_threshold: float | None = None
+
+    @property
+    def decision_threshold(self):
+        """The threshold in the scores' own units (a logit for logits)."""
+        return self.threshold if self.score_threshold is None else self.score_threshold
 
     @property
     def keep(self):

@@ -115,6 +115,13 @@ def mcdp_curve_figure(report, ax, context):
     """MCDP(ε) over ε, with MCDP(0) and the report's MCDP(ε) marked on it."""
     from ..plotting import MCDPCurveDisplay
 
+    if report.settings.score_type == "margin":
+        return {
+            "title": "MCDP(ε) over ε",
+            "caption": "",
+            "note": "MCDP(ε) with ε > 0 needs scores in [0, 1]; these are margins.",
+        }
+
     n_points = 41 if report.n_samples <= 200_000 else 11
     grid = np.round(np.linspace(0, 0.2, n_points), 10)
     epsilons = np.union1d(grid, [report.epsilon])

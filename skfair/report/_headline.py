@@ -3,9 +3,20 @@
 :func:`threshold_facts` reads the group table: the most disadvantaged group
 whose Wilson interval lies wholly below the reference group's rate (groups
 whose interval contains it are too few to tell, and named as such), the
-impact ratio and the TPR and FPR gaps. :func:`attach_pairs` names the two
-groups each metric's value comes from; :func:`mark_untestable` flags a
-permutation test whose statistic is saturated.
+impact ratio and the TPR and FPR gaps. The gaps and the impact ratio are
+fairlearn's between-group difference and ratio, computed by the public
+``true_positive_rate_difference``, ``false_positive_rate_difference`` and
+``demographic_parity_ratio`` (``four_fifths(...).ratio``) of
+:mod:`skfair.metrics` on the table's confusion counts
+(:func:`~skfair.report._compute.between_groups`): one definition. The
+four-fifths *verdict* is defined differently on purpose: the report compares
+every group with its reference group (within 0.8 to 1.25 times the
+reference's rate, the table's per-group column), as the audit's other
+reference-group ratios do, while :func:`skfair.metrics.four_fifths` compares
+the lowest rate with the highest (the two agree when the reference is the
+top group); the impact ratio printed beside the verdict is the latter.
+:func:`attach_pairs` names the two groups each metric's value comes from;
+:func:`mark_untestable` flags a permutation test whose statistic is saturated.
 """
 
 from __future__ import annotations
@@ -18,7 +29,7 @@ import numpy as np
 from ..metrics import abcc, abpc
 from ..utils import SMALL_GROUP_SIZE, group_label_text
 from ._common import FEW_POSITIVES, counted, metric_table
-from ._compute import rate_closeness
+from ._compute import between_groups, rate_closeness
 from ._facts import DistributionFacts, GroupRate, RateGap, ThresholdFacts
 
 _PAIR_FUNCTIONS = {"abcc": abcc, "abpc": abpc}
@@ -62,13 +73,31 @@ def _rate_gap(records, rate, count):
     def point(r):
         return GroupRate(r["group"], int(r["size"]), float(r[rate]), *_bounds(r, rate))
 
+    # one group with the rate: no comparison (the public functions give NaN);
+    # the report states a gap of 0 between that group and itself
+    value = between_groups(_columns(finite), rate, "difference")
     return RateGap(
         rate=rate,
-        value=float(high[rate] - low[rate]),
+        value=value if len(finite) > 1 else 0.0,
         lowest=point(low),
         highest=point(high),
         left_out=left_out,
     )
+
+
+def _columns(records):
+    """The group table's count columns of ``records``, for :func:`between_groups`."""
+    keys = ("size", "n_selected", "n_positive", "tn", "fp", "fn", "tp")
+    return {key: np.array([float(r[key]) for r in records]) for key in keys}
+
+
+def _impact_ratio(records, highest):
+    """Lowest over highest selection rate (None when no group is selected)."""
+    if highest.rate <= 0:
+        return None
+    if len(records) < 2:  # one group: no comparison, a ratio of 1 to itself
+        return 1.0
+    return between_groups(_columns(records), "positive_rate", "ratio")
 
 
 def _bounds(row, rate):
@@ -107,7 +136,7 @@ def _grouping_facts(frame, threshold):
         four_fifths=four_fifths,
         lowest=lowest,
         highest=highest,
-        impact_ratio=lowest.rate / highest.rate if highest.rate > 0 else None,
+        impact_ratio=_impact_ratio(records, highest),
         tpr_gap=_rate_gap(records, "tpr", "n_positive"),
         fpr_gap=_rate_gap(records, "fpr", "n_negative"),
     )

@@ -249,6 +249,8 @@ class AuditReport:
             "n_samples": self.n_samples,
             "attributes": list(self.data.attributes),
             "threshold": self.threshold,
+            "score_type": self.settings.score_type,
+            "score_threshold": self.settings.decision_threshold,
             "pos_label": self.pos_label,
             "reference": self.reference,
             "references": [plain(r) for r in self.references],

@@ -22,7 +22,7 @@ from ._common import (
     format_pvalue,
     format_ratio,
 )
-from ._explain import TEST_NAMES, interval_of, methods, notes
+from ._explain import TEST_NAMES, decision_rule, interval_of, methods, notes
 
 __all__ = ["headline", "lead", "methods", "notes", "plain_summary"]
 
@@ -57,7 +57,7 @@ def lead(report):
     return (
         f"{report.n_samples:,} samples; sensitive attribute(s): "
         f"{', '.join(map(str, report.data.attributes))}; decision: positive "
-        f"when the score ≥ {s.threshold:g}; positive label: {label}; "
+        f"when {decision_rule(s)}; positive label: {label}; "
         f"ε = {s.epsilon:g}."
     )
 

@@ -9,7 +9,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skfair.metrics import abcc, abpc, delta_dp, mcdp
+from skfair.metrics import (
+    abcc,
+    abpc,
+    delta_dp,
+    demographic_parity_ratio,
+    equalized_odds_difference,
+    false_positive_rate_difference,
+    four_fifths,
+    mcdp,
+    true_positive_rate_difference,
+)
 from skfair.model_selection import threshold_tradeoff
 from skfair.report import audit
 from skfair.report._common import AUDIT_PHASES, FEW_POSITIVES, markdown_text
@@ -241,6 +251,11 @@ def test_four_fifths_rule(selected_b, verdict):
     assert facts.farthest.ratio == pytest.approx(ratio)
     assert facts.impact_ratio == pytest.approx(ratio)
     assert facts.four_fifths == verdict
+    # the reference "a" is the top group here, so the report's verdict (each
+    # group against the reference) and four_fifths (lowest against highest) agree
+    public = four_fifths(y_true, (y_score >= 0.5).astype(int), sensitive_features=g)
+    assert public.passed == (verdict == "pass")
+    assert public.ratio == pytest.approx(facts.impact_ratio, rel=1e-14)
     b = report.groups.set_index("group").loc["b"]
     assert b["four_fifths"] == (verdict == "pass")
     text = report.to_dict()["headline"]["text"]
@@ -257,6 +272,32 @@ def test_four_fifths_rule(selected_b, verdict):
         assert "no group of sensitive_features is selected clearly less" in text[0]
         assert text[1].startswith("Too few to tell") and "b (n = 100)" in text[1]
         assert "every group is within 0.8 to 1.25 times" in text[2]
+
+
+def test_audit_rate_numbers_are_the_public_rate_functions(data, report):
+    # One definition: the headline's gaps and impact ratio are fairlearn's
+    # between-group difference and ratio of skfair.metrics (computed from the
+    # group counts as weighted rows, hence equal up to the last bits).
+    y_true, y_score, sensitive = data
+    decisions = (y_score >= 0.5).astype(int)
+    facts = report.headline.threshold
+    assert facts.grouping == "sex & race"
+    assert facts.tpr_gap.left_out == () and facts.fpr_gap.left_out == ()
+    kwargs = {"sensitive_features": sensitive}
+    tpr = true_positive_rate_difference(y_true, decisions, **kwargs)
+    fpr = false_positive_rate_difference(y_true, decisions, **kwargs)
+    assert facts.tpr_gap.value == pytest.approx(tpr, rel=1e-14)
+    assert facts.fpr_gap.value == pytest.approx(fpr, rel=1e-14)
+    assert max(tpr, fpr) == equalized_odds_difference(y_true, decisions, **kwargs)
+    rule = four_fifths(y_true, decisions, **kwargs)
+    assert facts.impact_ratio == pytest.approx(rule.ratio, rel=1e-14)
+    assert rule.ratio == demographic_parity_ratio(y_true, decisions, **kwargs)
+    assert 0 < rule.ratio < 0.8 and tpr > 0.05  # not a trivial case
+    table = report.groups[report.groups["grouping"] == "sex & race"]
+    by_text = dict(zip(table["group"], table["positive_rate"]))
+    assert {f"{a} & {b}": v for (a, b), v in rule.selection_rates.items()} == by_text
+    assert facts.lowest.group == "{} & {}".format(*rule.lowest_group)
+    assert facts.highest.group == "{} & {}".format(*rule.highest_group)
 
 
 # -- 23.6: headline, summary, methods ---------------------------------------------

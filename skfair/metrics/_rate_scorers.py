@@ -1,0 +1,177 @@
+"""One scorer factory for the fairlearn-style rate metrics of ``_rates.py``.
+
+:func:`make_rate_scorer` takes the metric by its fairlearn name
+(``"equalized_odds_difference"``, ...) rather than one factory per metric:
+the eight metrics share every option but ``agg``, so eight factories would
+repeat one signature eight times, and the name a fairlearn user already
+knows is the one to pass. The scorer shares the machinery of the other
+skfair scorers (``_scorer.py``): ``sensitive=`` columns of ``X`` or routed
+``sensitive_features``, ``sample_weight`` routing, pickling and the repr.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._rates import (
+    demographic_parity_difference,
+    demographic_parity_ratio,
+    equalized_odds_difference,
+    equalized_odds_ratio,
+    false_positive_rate_difference,
+    false_positive_rate_ratio,
+    true_positive_rate_difference,
+    true_positive_rate_ratio,
+)
+from ._scorer import _FairnessScorer
+
+#: The metrics :func:`make_rate_scorer` scores, by their (fairlearn) name.
+RATE_SCORER_METRICS = {
+    f.__name__: f
+    for f in (
+        demographic_parity_difference,
+        demographic_parity_ratio,
+        equalized_odds_difference,
+        equalized_odds_ratio,
+        true_positive_rate_difference,
+        true_positive_rate_ratio,
+        false_positive_rate_difference,
+        false_positive_rate_ratio,
+    )
+}
+RATE_METRIC_ERROR = (
+    "metric must be one of {names} (or one of those functions); got {metric!r}."
+)
+AGG_ONLY_ERROR = (
+    "agg applies to the equalized_odds_* metrics only; got agg={agg!r} with "
+    "metric={metric!r}."
+)
+_PROBE_PRED = np.array([0, 1, 1, 1, 0, 1])
+
+
+def _metric_name(metric):
+    """The name of ``metric``: one of :data:`RATE_SCORER_METRICS`, or its function."""
+    name = getattr(metric, "__name__", None) if callable(metric) else metric
+    known = isinstance(name, str) and name in RATE_SCORER_METRICS
+    if not known or (callable(metric) and metric is not RATE_SCORER_METRICS[name]):
+        raise ValueError(
+            RATE_METRIC_ERROR.format(names=sorted(RATE_SCORER_METRICS), metric=metric)
+        )
+    return name
+
+
+class _RateScorer(_FairnessScorer):
+    """Scorer of a rate metric: hard predictions against the 0/1 true labels."""
+
+    _OWN = _FairnessScorer._OWN + ("metric",)
+
+    def __init__(self, factory, params):
+        name = params["metric"]
+        if "agg" in params and not name.startswith("equalized_odds"):
+            raise ValueError(AGG_ONLY_ERROR.format(agg=params["agg"], metric=name))
+        super().__init__(factory, RATE_SCORER_METRICS[name], params)
+        self._sign = 1 if name.endswith("_ratio") else -1
+        self.greater_is_better = name.endswith("_ratio")
+
+    def _allowed_responses(self):
+        return ("predict",)
+
+    def _probe_args(self, y):
+        return y.astype(np.int8), _PROBE_PRED
+
+    def _value(self, X, y_true, y_score, pos_label, sensitive_features, kwargs):
+        # positive_class_scores gave the 0/1 indicator of the positive class;
+        # the true labels are turned into the same indicator.
+        truth = (y_true == pos_label).astype(np.int8)
+        pred = np.asarray(y_score).astype(np.int8)
+        return self._metric(
+            truth, pred, sensitive_features=sensitive_features, pos_label=1, **kwargs
+        )
+
+
+def make_rate_scorer(
+    metric,
+    *,
+    sensitive=None,
+    pos_label=None,
+    method="between_groups",
+    agg=None,
+    min_group_size=None,
+):
+    """Make a scorer of a fairlearn-style rate metric of hard predictions.
+
+    One factory for the eight metrics, named as in fairlearn (and
+    :mod:`skfair.metrics`): ``"demographic_parity_difference"``,
+    ``"demographic_parity_ratio"``, ``"equalized_odds_difference"``,
+    ``"equalized_odds_ratio"``, ``"true_positive_rate_difference"``,
+    ``"true_positive_rate_ratio"``, ``"false_positive_rate_difference"``,
+    ``"false_positive_rate_ratio"``. They share every option but ``agg``,
+    so one factory keyed by the name a fairlearn user already knows
+    replaces eight factories with one signature.
+
+    The sign follows scikit-learn's convention that a greater score is
+    better. A ``*_difference`` is 0 at parity and smaller is fairer, so the
+    scorer returns minus the difference (``greater_is_better=False``, as
+    ``neg_log_loss``). A ``*_ratio`` is 1 at parity and greater is fairer,
+    so it is returned as is (``greater_is_better=True``). The scorer's
+    ``greater_is_better`` attribute says which.
+
+    Parameters
+    ----------
+    metric : str or callable
+        The metric's name, or the function itself (e.g.
+        :func:`skfair.metrics.equalized_odds_difference`).
+    sensitive : str, int, list of str or int, or None, default=None
+        Sensitive column(s) of ``X``: names (DataFrame) or indices (array).
+        None reads routed ``sensitive_features`` metadata instead.
+    pos_label : int, float, bool, str or None, default=None
+        The positive class; None takes the greater of the estimator's two
+        ``classes_``. With more than two classes it is required and the
+        scorer compares that class against the rest. The true labels and
+        ``estimator.predict`` are both read as "is the positive class".
+    method : {"between_groups", "to_overall"}, default="between_groups"
+        Passed to the metric (fairlearn's option).
+    agg : {"worst_case", "mean"} or None, default=None
+        For the ``equalized_odds_*`` metrics only: None is the metric's
+        default, ``"worst_case"``.
+    min_group_size : int or None, default=None
+        Passed to the metric.
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y)``: minus a difference, or a ratio.
+
+    See Also
+    --------
+    make_delta_dp_scorer : The gap in mean score or positive rate.
+
+    Examples
+    --------
+    >>> from skfair.metrics import make_rate_scorer
+    >>> scorer = make_rate_scorer("equalized_odds_difference", sensitive="g")
+    >>> scorer, scorer.greater_is_better
+    (make_rate_scorer(metric='equalized_odds_difference', sensitive='g'), False)
+
+    It reads the groups from column ``g`` of each test fold:
+
+    >>> import pandas as pd
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.model_selection import cross_val_score
+    >>> X = pd.DataFrame({"x": [i % 7 for i in range(350)], "g": [0, 1] * 175})
+    >>> y = (X["x"] + X["g"] > 3).astype(int)
+    >>> scores = cross_val_score(LogisticRegression(), X, y, scoring=scorer)
+    >>> bool(((-1 <= scores) & (scores <= 0)).all())
+    True
+    """
+    name = _metric_name(metric)
+    params = {
+        "metric": name,
+        "sensitive": sensitive,
+        "pos_label": pos_label,
+        "method": method,
+        "min_group_size": min_group_size,
+    }
+    if agg is not None:
+        params["agg"] = agg
+    return _RateScorer(make_rate_scorer, params)

@@ -1,0 +1,79 @@
+"""Raw scores (logits, margins) for the intervals and tests: ``score_type``.
+
+``"probability"`` (the default) takes scores as they are; ``"logit"`` maps
+them through the sigmoid (:func:`scipy.special.expit`) first, a ΔDP_b
+``threshold`` too (it is given in logit units); ``"margin"`` keeps their
+scale, and refuses the metrics that need scores in [0, 1] (ABPC, MCDP(ε)
+with ε > 0, ABCC with ``method="grid"``, the DKW interval of ABCC and ΔDP_c)
+rather than compute them wrong.
+"""
+
+from __future__ import annotations
+
+from scipy.special import expit
+
+from ..utils import check_scores
+from ._distribution import GRID_REASON
+from ._mcdp import UNIT_INTERVAL_REASON
+
+SCORE_TYPES = ("probability", "logit", "margin")
+SCORE_TYPE_ERROR = (
+    "score_type must be 'probability', 'logit' or 'margin'; got {value!r}."
+)
+RAW_SCORES_HINT = "pass score_type='logit' or 'margin' for raw scores"
+ABPC_REASON = "ABPC, whose densities are integrated over [0, 1]"
+MARGIN_ERROR = (
+    "metric={metric!r} with {options} is not applicable to score_type="
+    "'margin': it needs scores in [0, 1] ({reason}). Margins keep their "
+    "scale for MCDP(0), ABCC and ΔDP; map them to probabilities first (or "
+    "pass score_type='logit' if they are logits)."
+)
+
+
+def check_score_type(score_type):
+    """``score_type``, or a ValueError naming the three choices."""
+    if not isinstance(score_type, str) or score_type not in SCORE_TYPES:
+        raise ValueError(SCORE_TYPE_ERROR.format(value=score_type))
+    return score_type
+
+
+def unit_interval_reason(metric, options, dkw=False):
+    """Why a metric (with these options) needs scores in [0, 1], or None."""
+    if metric == "abpc":
+        return ABPC_REASON
+    if metric == "mcdp" and (options.get("epsilon") or 0.0) > 0.0:
+        return UNIT_INTERVAL_REASON
+    if metric == "abcc" and options.get("method") == "grid":
+        return GRID_REASON
+    if dkw and (
+        metric == "abcc" or (metric == "delta_dp" and options.get("threshold") is None)
+    ):
+        return f"a DKW interval of {metric}, which integrates the CDF gap over [0, 1]"
+    return None
+
+
+def scores_for(y_score, metric, metric_params, score_type, dkw=False):
+    """``(y_score, metric_params)`` as the metrics take them for ``score_type``.
+
+    Probabilities are checked against [0, 1] when the metric needs it, the
+    error naming ``score_type``; logits are checked finite and mapped
+    through the sigmoid, with a ΔDP_b threshold; margins are returned as
+    they are, after refusing a metric that needs [0, 1].
+    """
+    score_type = check_score_type(score_type)
+    options = dict(metric_params or {})
+    reason = unit_interval_reason(metric, options, dkw)
+    if score_type == "probability":
+        if reason is not None:
+            check_scores(y_score, unit_interval_for=f"{reason}; {RAW_SCORES_HINT}")
+        return y_score, metric_params
+    if score_type == "margin":
+        if reason is not None:
+            raise ValueError(
+                MARGIN_ERROR.format(metric=metric, options=options, reason=reason)
+            )
+        return y_score, metric_params
+    check_scores(y_score)  # an infinite logit would map to 0 or 1 unseen
+    if options.get("threshold") is not None:
+        options["threshold"] = float(expit(float(options["threshold"])))
+    return expit(y_score), options
