@@ -24,8 +24,11 @@ from sklearn.utils._param_validation import StrOptions
 DATA_PACKAGE = __package__
 """Package whose ``data/`` and ``descr/`` folders hold the bundled files."""
 
-# pandas >= 3 reads text as the ``str`` dtype (missing values are NaN); older pandas
-# has no such default dtype, and ``astype(str)`` there would turn NaN into "nan".
+# pandas >= 3 reads text as the ``str`` dtype (missing values are NaN). pandas 2
+# has no NaN-valued text dtype without pyarrow: its ``StringDtype`` marks missing
+# values ``pd.NA``, which scikit-learn's encoders reject, and ``astype(str)``
+# turns NaN into "nan". So on pandas 2 text columns are ``object`` holding only
+# ``str`` and NaN, which is what ``str`` hands to NumPy and scikit-learn.
 TEXT_DTYPE = "str" if int(pd.__version__.split(".", 1)[0]) >= 3 else object
 
 

@@ -9,10 +9,11 @@ skfair's estimators and scorers; whether a model sees them is up to the pipeline
 Dtypes are explicit: numbers are ``int64``/``float64``; nominal features are
 unordered ``category`` columns holding only the values present; sensitive
 attributes, identifiers, names, dates and case numbers are ``str`` (pandas' text
-dtype). Sensitive attributes are deliberately not categorical: a categorical
-declares its groups up front, and skfair's metrics reject a declared group that
-has no member (as happens with rare groups, e.g. COMPAS's "Native American", in
-some cross-validation folds).
+dtype; on pandas 2, which has none with NaN as missing value, ``object`` columns
+holding only ``str`` and NaN). Sensitive attributes are deliberately not
+categorical: a categorical declares its groups up front, and skfair's metrics
+reject a declared group that has no member (as happens with rare groups, e.g.
+COMPAS's "Native American", in some cross-validation folds).
 
 ``preprocessing="hfm"`` reproduces the instance filtering and feature selection
 of the HFM paper's benchmark (Bian & Luo), which are those of Friedler et al.'s

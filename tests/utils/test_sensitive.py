@@ -313,12 +313,19 @@ def test_select_sensitive_keeps_the_index_of_X():
     assert select_sensitive(X, "s").index.tolist() == [10, 3]
 
 
-@pytest.mark.parametrize("na_value", [np.nan, pd.NA])
-def test_python_backed_strings_need_no_pyarrow(monkeypatch, na_value):
+# pandas 2.2's StringDtype has no `na_value` (its missing value is always pd.NA);
+# pandas >= 2.3 also builds the NaN-valued `str` dtype of pandas 3 from it.
+_PYTHON_STRING_DTYPES = [pd.StringDtype("python")]
+if "na_value" in pd.StringDtype.__init__.__code__.co_varnames:
+    _PYTHON_STRING_DTYPES.append(pd.StringDtype("python", np.nan))
+
+
+@pytest.mark.parametrize("dtype", _PYTHON_STRING_DTYPES, ids=str)
+def test_python_backed_strings_need_no_pyarrow(monkeypatch, dtype):
     # pandas without pyarrow stores `str` columns in Python objects; encoding
     # them must not import pyarrow (the README's plain install has none)
     monkeypatch.setitem(sys.modules, "pyarrow", None)
-    column = pd.Series(["m", "f", "m"], dtype=pd.StringDtype("python", na_value))
+    column = pd.Series(["m", "f", "m"], dtype=dtype)
     attrs = check_sensitive_features(column)
     assert attrs.categories == (("f", "m"),)
     assert attrs.codes[:, 0].tolist() == [1, 0, 1]
