@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils import (
+    check_hard_labels,
     check_min_group_size,
     check_same_index,
     check_same_length,
@@ -26,7 +27,6 @@ from ._disaggregation_inputs import (
 from ._disaggregation_intervals import compare_bounds, value_bounds
 from ._disaggregation_strata import Samples, evaluate, make_strata
 from ._group_counts import (
-    binary_indicators,
     check_compare_method,
     compare,
 )
@@ -152,7 +152,7 @@ class GroupMetricFrame:
         self._single, metrics = check_metrics(metrics, sample_params, n_samples)
         truth = pred = None
         if any(metric.by_counts for metric in metrics):
-            truth, pred = binary_indicators(y_true, y_pred, pos_label=pos_label)
+            truth, pred = check_hard_labels(y_true, y_pred, pos_label=pos_label)
         columns = self._columns(sensitive_features, control_features, n_samples)
         strata = make_strata(
             columns["codes"],

@@ -22,8 +22,6 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-from ..utils import check_hard_labels, column_1d
-
 # Column of each cell of the 2 x 2 confusion table: 2 * truth + pred.
 TN, FP, FN, TP = 0, 1, 2, 3
 _ALL = (TN, FP, FN, TP)
@@ -129,28 +127,6 @@ for _alias, _name in {
     "balanced_accuracy_score": "balanced_accuracy",
 }.items():
     RATE_METRICS[_alias] = RATE_METRICS[_name]
-
-
-def binary_indicators(y_true, y_pred, *, pos_label):
-    """``y_true == pos_label`` and ``y_pred == pos_label`` as booleans.
-
-    Numeric labels are checked in one vectorised pass (their extremes);
-    other labels go through :func:`skfair.utils.check_hard_labels`, whose
-    rules (at most two classes, ``pos_label=None`` the larger) both follow.
-    """
-    y_true, y_pred = column_1d(y_true, name="y_true"), column_1d(y_pred, name="y_pred")
-    numeric = y_true.dtype.kind in "biu" and y_pred.dtype.kind in "biu"
-    if not numeric or y_true.shape != y_pred.shape or y_true.size == 0:
-        return check_hard_labels(y_true, y_pred, pos_label=pos_label)
-    low = min(y_true.min(), y_pred.min())
-    high = max(y_true.max(), y_pred.max())
-    if not all(((y == low) | (y == high)).all() for y in (y_true, y_pred)):
-        return check_hard_labels(y_true, y_pred, pos_label=pos_label)  # its error
-    if pos_label is None:
-        pos_label = high
-    elif low != high and pos_label not in (low, high):
-        return check_hard_labels(y_true, y_pred, pos_label=pos_label)  # its error
-    return y_true == pos_label, y_pred == pos_label
 
 
 @dataclass(frozen=True)

@@ -19,13 +19,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..utils import (
+    check_hard_labels,
     check_same_index,
     check_sample_weight_1d,
     sensitive_groupings,
 )
 from ._group_counts import (
     RATE_METRICS,
-    binary_indicators,
     check_compare_method,
     compare,
     confusion_counts,
@@ -82,7 +82,7 @@ def group_rates(
         sensitive_features=sensitive_features,
         sample_weight=sample_weight,
     )
-    truth, pred = binary_indicators(y_true, y_pred, pos_label=pos_label)
+    truth, pred = check_hard_labels(y_true, y_pred, pos_label=pos_label)
     n_samples = truth.shape[0]
     weights = check_sample_weight_1d(sample_weight, n_samples, against="y_true")
     (grouping,) = sensitive_groupings(
