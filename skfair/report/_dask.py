@@ -18,7 +18,7 @@ from ..utils import (
     TOO_FEW_GROUPS_ERROR,
     check_scores,
     check_sensitive_features,
-    warn_small_groups,
+    drop_small_groups,
 )
 from ._common import AUDIT_SCORE_REASON, metric_table
 from ._compute import audited_groupings, encode_labels, group_table
@@ -33,11 +33,14 @@ def _check_groups(attributes, counts, combine, min_group_size, n):
     """Warn once about small groups (None); check that two groups remain."""
     for grouping in attributes.groupings(combine):
         sizes = np.bincount(grouping.codes, weights=counts, minlength=grouping.n_groups)
-        if min_group_size is None:
-            warn_small_groups(grouping, sizes, stacklevel=7)
-        labels = [
-            lab for lab, s in zip(grouping.labels, sizes) if s >= (min_group_size or 1)
-        ]
+        _, labels = drop_small_groups(
+            grouping.codes,
+            grouping.labels,
+            sizes,
+            min_group_size,
+            name=grouping.name,
+            stacklevel=4,  # the user's call of skfair.audit
+        )
         if len(labels) < 2:
             raise ValueError(
                 TOO_FEW_GROUPS_ERROR.format(

@@ -202,7 +202,9 @@ def test_small_groups_warn_once_on_dask(frame):
     lazy_frame = dd.from_pandas(frame.iloc[-300:], npartitions=2)
     with pytest.warns(SmallGroupWarning) as caught:
         audit(None, lazy_frame["s"], sensitive_features=lazy_frame["g"])
-    assert len([w for w in caught if w.category is SmallGroupWarning]) == 1
+    small = [w for w in caught if w.category is SmallGroupWarning]
+    assert len(small) == 1
+    assert small[0].filename == __file__  # points at the user's call of audit
 
 
 def test_dask_errors(frame):
