@@ -19,8 +19,9 @@ import pandas as pd
 
 from skfair._cli._inputs import match_label
 from skfair.utils import (
-    MAX_NUMERIC_GROUPS,
     SMALL_GROUP_SIZE,
+    ContinuousSensitiveError,
+    check_continuous,
     group_label_text,
     parse_group_label,
 )
@@ -77,9 +78,6 @@ REFERENCE_LEFT_OUT_ERROR = (
 
 #: Groups named in a message before the rest are counted.
 _SHOWN = 20
-#: Text labels averaging fewer rows than this per group, beyond
-#: MAX_NUMERIC_GROUPS groups, are refused (as skfair.utils refuses them).
-_MIN_MEAN_GROUP_SIZE = 5
 
 
 def bins_type(text):
@@ -220,8 +218,9 @@ def _text_groups(values, column, min_group_size, na_group):
         order = sorted(zip(numbers.tolist(), map(str, labels), labels))
         categories = [label for _, _, label in order]
     else:
-        many = n_groups > MAX_NUMERIC_GROUPS
-        if many and n_groups * _MIN_MEAN_GROUP_SIZE > n_samples:
+        try:  # skfair.utils' rule: many groups of a few rows each
+            check_continuous(column, "O", n_groups, n_samples)
+        except ContinuousSensitiveError:
             _refuse_many_groups(present, column, n_samples, min_group_size)
         if na_group is not None and len(present) < n_samples:
             labels = pd.unique(np.append(labels, na_group))
@@ -237,13 +236,14 @@ def _refuse_continuous(values, column):
     """:data:`CONTINUOUS_ERROR` for a numeric column of too many values."""
     if isinstance(values.dtype, pd.CategoricalDtype):
         return
-    n_groups = values.nunique()
-    if n_groups > MAX_NUMERIC_GROUPS:
+    try:  # skfair.utils' rule for numeric attributes
+        check_continuous(column, "f", values.nunique(), len(values))
+    except ContinuousSensitiveError as error:
         raise ValueError(
             CONTINUOUS_ERROR.format(
-                column=column, n_groups=n_groups, n_samples=len(values)
+                column=column, n_groups=error.n_groups, n_samples=error.n_samples
             )
-        )
+        ) from None
 
 
 def _refuse_many_groups(present, column, n_samples, min_group_size):
