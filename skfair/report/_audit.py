@@ -17,12 +17,8 @@ import numpy as np
 from scipy.special import expit
 
 from ..metrics import (
-    abcc,
     check_score_type,
-    delta_dp,
     hfm,
-    mcdp_details,
-    unit_interval_reason,
 )
 from ..metrics.inference import check_confidence_level, check_n_resamples
 from ..model_selection import threshold_tradeoff
@@ -43,7 +39,6 @@ from ._common import (
     AUDIT_PROGRESS_ERROR,
     AUDIT_SCORE_REASON,
     auto_resamples,
-    metric_table,
 )
 from ._compute import (
     audited_groupings,
@@ -78,10 +73,6 @@ AUDIT_DASK_SCORE_TYPE_ERROR = (
 AUDIT_RAW_THRESHOLD_ERROR = (
     "threshold must be a finite real number (in the units of the "
     "{score_type}s); got {value!r}."
-)
-MARGIN_NOT_APPLICABLE = (
-    "not applicable to margins (score_type='margin'): it needs scores in "
-    "[0, 1], for {reason}"
 )
 
 
@@ -345,7 +336,7 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
         confidence_level=settings.confidence_level,
     )
     progress("metrics")
-    checked = _check_metrics(scores, sensitive_features, settings)
+    checked = check_metrics(scores, sensitive_features, settings)
     details = checked[2]
     progress("intervals and tests")
     results = metrics_table(
@@ -541,41 +532,6 @@ def _checked_scores(y_score, score_type):
         return check_scores(y_score, unit_interval_for=AUDIT_SCORE_TYPE_REASON)
     scores = check_scores(y_score)
     return expit(scores) if score_type == "logit" else scores
-
-
-_MARGIN_METRICS = {"delta_dp": delta_dp, "abcc": abcc}
-
-
-def _check_metrics(scores, sensitive_features, settings):
-    """:func:`check_metrics`; for margins, those needing [0, 1] not applicable.
-
-    Margins that happen to lie in [0, 1] are not computed either: the
-    metric would be that of scores of another scale.
-    """
-    if settings.score_type != "margin":
-        return check_metrics(scores, sensitive_features, settings)
-    values, undefined, details = {}, {}, {}
-    common = {
-        "sensitive_features": sensitive_features,
-        "combine": settings.combine,
-        "min_group_size": settings.keep,
-    }
-    for definition in metric_table(settings.threshold, settings.epsilon):
-        reason = unit_interval_reason(definition.metric, definition.params)
-        if reason is not None:
-            undefined[definition.key] = MARGIN_NOT_APPLICABLE.format(reason=reason)
-        elif definition.metric == "mcdp":
-            result = mcdp_details(None, scores, **common, **definition.params)
-            details[result.epsilon] = result
-            values[definition.key] = result.value
-        else:
-            try:
-                values[definition.key] = _MARGIN_METRICS[definition.metric](
-                    None, scores, **common, **definition.params
-                )
-            except ValueError as error:
-                undefined[definition.key] = str(error)
-    return values, undefined, details
 
 
 def _margin_results(results):

@@ -19,6 +19,7 @@ from ..metrics import (
     false_positive_rate_difference,
     mcdp_details,
     true_positive_rate_difference,
+    unit_interval_reason,
 )
 from ..metrics.inference import infer_metrics, metric_spec, proportion_interval
 from ..utils import (
@@ -32,6 +33,11 @@ from ..utils import (
 )
 from ._common import AUDIT_REFERENCE_ERROR, FEW_POSITIVES, FOUR_FIFTHS, metric_table
 from ._facts import MetricResult, TableReference
+
+MARGIN_NOT_APPLICABLE = (
+    "not applicable to margins (score_type='margin'): it needs scores in "
+    "[0, 1], for {reason}"
+)
 
 _PUBLIC_METRICS = {"delta_dp": delta_dp, "abcc": abcc, "abpc": abpc}
 # rate -> (numerator count, denominator count), for the rates and intervals
@@ -377,7 +383,9 @@ def check_metrics(scores, sensitive_features, settings):
     value is ``mcdp(...)`` and which also says where each is attained. A
     metric that raises a ValueError on these (validated) inputs is undefined
     on these groups, e.g. ABPC with a one-sample group; the message is the
-    reason (MCDP is defined on any two groups: its errors are raised).
+    reason (MCDP is defined on any two groups: its errors are raised). With
+    margins (``score_type="margin"``) the metrics that need scores in [0, 1]
+    are not applicable, with the reason.
     """
     values, undefined, details = {}, {}, {}
     common = {
@@ -386,6 +394,11 @@ def check_metrics(scores, sensitive_features, settings):
         "min_group_size": settings.keep,
     }
     for definition in metric_table(settings.threshold, settings.epsilon):
+        if settings.score_type == "margin":
+            reason = unit_interval_reason(definition.metric, definition.params)
+            if reason is not None:  # even margins that happen to lie in [0, 1]
+                undefined[definition.key] = MARGIN_NOT_APPLICABLE.format(reason=reason)
+                continue
         if definition.metric == "mcdp":
             result = mcdp_details(None, scores, **common, **definition.params)
             details[result.epsilon] = result
