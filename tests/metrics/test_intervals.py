@@ -735,3 +735,19 @@ def test_out_of_range_probabilities_name_score_type():
         )
     with pytest.raises(ValueError, match="score_type must be"):
         disparity_test(None, logits, sensitive_features=groups, score_type="raw")
+
+
+@pytest.mark.parametrize("metric", ["abcc", "mcdp", "delta_dp"])
+def test_huge_weights_give_the_unit_weight_interval(metric):
+    # weights of 1e308 made the resampled sums infinite: NaN bounds, silently
+    rng = np.random.default_rng(0)
+    scores, groups = rng.random(400), rng.integers(0, 2, 400)
+    common = {"sensitive_features": groups, "metric": metric, "n_resamples": 99}
+    huge = metric_confidence_interval(
+        None, scores, sample_weight=np.full(400, 1e308), random_state=0, **common
+    )
+    unit = metric_confidence_interval(
+        None, scores, sample_weight=np.ones(400), random_state=0, **common
+    )
+    assert np.isfinite([huge.low, huge.high]).all()
+    np.testing.assert_allclose([huge.low, huge.high], [unit.low, unit.high], rtol=1e-9)

@@ -341,11 +341,11 @@ def shared_sort(data, specs, min_group_size=None, estimates=None):
             for s in specs
         ]
     scores = check_scores(y_score)
-    weights = (
-        None
-        if sample_weight is None
-        else np.asarray(sample_weight, dtype=np.float64).ravel()
-    )
+    weights = None
+    if sample_weight is not None:
+        weights = np.asarray(sample_weight, dtype=np.float64).ravel()
+        if weights.max() > 0:  # a power of two: exact, and sums stay finite (1e308)
+            weights = np.ldexp(weights, -np.frexp(weights.max())[1])
     return estimates, SharedSort(
         scores, sensitive_features, weights, combine, min_group_size
     )
