@@ -17,14 +17,14 @@ import os
 import sys
 import time
 
-from skfair._cli import integer_type, unit_interval_type
+from skfair._cli import integer_type
 from skfair._cli._datasets import (
     DATASETS,
     canonical_dataset,
     dataset_help,
-    load_dataset,
+    demo_model,
 )
-from skfair._cli._feedback import LiveWarnings, Progress, say_line
+from skfair._cli._feedback import LiveWarnings, Progress, say_line, say_size
 from skfair._cli._groups import (
     BINS_COLUMN_ERROR,
     CONTINUOUS_ERROR,
@@ -43,6 +43,13 @@ from skfair._cli._inputs import (
     read_frame,
     reader_note,
 )
+from skfair._cli._multiclass import (
+    MULTICLASS_POS_LABEL_ERROR,
+    add_multiclass_arguments,
+    check_multiclass_arguments,
+    load_multiclass,
+    wants_labels,
+)
 from skfair._cli._render import check_output
 
 NO_INPUT_ERROR = (
@@ -50,7 +57,9 @@ NO_INPUT_ERROR = (
 )
 BOTH_INPUTS_ERROR = "--predictions and --dataset exclude each other"
 NEEDS_COLUMNS_ERROR = "--predictions needs --score COL and --sensitive COL [COL ...]"
-DATASET_COLUMNS_ERROR = "--score and --label apply to --predictions only"
+DATASET_COLUMNS_ERROR = (
+    "--score, --score-prefix and --label apply to --predictions only"
+)
 FILE_MISSING_ERROR = "argument --predictions: file {path!r} does not exist"
 FILE_TYPE_ERROR = (
     "argument --predictions: cannot tell the format of {path!r}; use a .csv, "
@@ -63,14 +72,22 @@ MISSING_COLUMN_ERROR = (
 DUPLICATE_SENSITIVE_ERROR = (
     "argument --sensitive: {duplicates} given more than once; name each column once"
 )
-DATASET_SENSITIVE_ERROR = (
-    "argument --sensitive: {missing} not a sensitive attribute of {dataset!r}; "
-    "choose from {available}"
-)
 BAD_DATA_ERROR = "{source}: {message}"
 THRESHOLD_RANGE_ERROR = (
     "argument --threshold: must be in [0, 1] for probabilities; got {value!r} "
     "(pass --score-type logit or margin for a threshold in raw-score units)"
+)
+EPSILON_RANGE_ERROR = (
+    "argument --epsilon: must be in (0, 1) for a classifier's scores; got "
+    "{value!r} (an epsilon in the target's units is for --task regression)"
+)
+POS_LABEL_REGRESSION_ERROR = (
+    "argument --pos-label: a regressor's --label holds true targets, not "
+    "classes; leave --pos-label out (or pass --task binary)"
+)
+DATASET_TASK_ERROR = (
+    "argument --task: --dataset audits the demonstration classifier; --task "
+    "regression applies to --predictions"
 )
 DATASET_SCORE_TYPE_ERROR = (
     "argument --score-type: --dataset audits the demonstration model's "
@@ -80,19 +97,6 @@ REFERENCE_IGNORED_NOTICE = (
     "skfair audit: note: --reference is not supported by this version of "
     "skfair.report.audit; the report keeps its default reference group"
 )
-LONG_RUN_NOTE = (
-    "skfair audit: note: {n_groups:,} groups of {name!r} make {pairs:,} pairs, "
-    "each resampled {draws:,} times (bootstrap and permutations): this audit "
-    "may take roughly {estimate}; --min-group-size K compares only the "
-    "groups of at least K rows{hint}, and --n-resamples N ({n_resamples}) "
-    "shortens it in proportion"
-)
-#: The audit's resamples without --n-resamples (up to 100 000 rows).
-DEFAULT_RESAMPLES = 199
-#: The estimate beyond which the note is said.
-LONG_RUN_SECONDS = 60
-#: The most groups the --min-group-size hint keeps (about 1 000 pairs).
-HINT_GROUPS = 45
 OUTPUT_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".json": "json"}
 OUTPUT_TYPE_ERROR = (
     "argument --output: {path!r} must end in .html (report), .md (Markdown) or "
@@ -101,11 +105,13 @@ OUTPUT_TYPE_ERROR = (
 
 HELP = "write a fairness report (HTML) of a model's scores"
 DESCRIPTION = """\
-Audit the fairness of a binary classifier's scores: per-group rates at the
-decision threshold, the distribution metrics ΔDP, ABCC, ABPC and MCDP(ε) with
-confidence intervals and p-values of "no disparity", where MCDP is attained,
-and figures, written as one self-contained HTML page (or Markdown / JSON, by
-the --output extension). Progress and warnings go to stderr.
+Audit the fairness of a binary classifier's scores (or a regressor's
+predictions, --task regression): per-group rates at the decision threshold
+(a regressor's bias, MAE, RMSE and prediction quantiles by group), the
+distribution metrics ΔDP, ABCC, ABPC and MCDP(ε) with confidence intervals
+and p-values of "no disparity", where MCDP is attained, and figures, written
+as one self-contained HTML page (or Markdown / JSON, by the --output
+extension). Progress and warnings go to stderr.
 
 Your own predictions:
   python -m skfair audit --predictions preds.csv --score proba \\
@@ -117,6 +123,17 @@ with --na-group:
   python -m skfair audit --predictions preds.parquet --score proba \\
       --sensitive sex age --bins age=25,45,65 --label outcome \\
       --pos-label approved --na-group unknown --output report.html
+
+A regressor's predictions (--label holds the true targets; the task is
+detected from a numeric label with many values, or given with --task):
+  python -m skfair audit --predictions preds.csv --score predicted_amount \\
+      --sensitive sex --label amount --task regression --output report.html
+
+A multiclass classifier: one probability column per class, named PREFIX +
+class (proba_Low, proba_Medium, proba_High), or a column of predicted labels
+(--score COL; detected when --label has three or more classes):
+  python -m skfair audit --predictions preds.csv --score-prefix proba_ \\
+      --sensitive race --label risk --output report.html
 
 A demonstration on bundled data (logistic regression fitted on 70% of the
 data, without the sensitive columns, audited on the other 30%):
@@ -134,8 +151,10 @@ def _add_input_arguments(parser):
     group.add_argument(
         "--score",
         metavar="COL",
-        help="the column of scores in [0, 1] (or raw scores with --score-type)",
+        help="the column of scores in [0, 1] (or raw scores with --score-type; "
+        "predicted class labels with --task multiclass)",
     )
+    add_multiclass_arguments(group)
     group.add_argument(
         "--sensitive",
         metavar="COL",
@@ -203,19 +222,33 @@ def _add_group_arguments(parser):
 def _add_audit_arguments(parser):
     group = parser.add_argument_group("the audit")
     group.add_argument(
+        "--task",
+        choices=("auto", "binary", "regression", "multiclass"),
+        default="auto",
+        help="what --score holds: a binary classifier's scores, or a "
+        "regressor's predictions (--label then holds the true targets); auto: "
+        "regression when --label is numeric with more than two values and the "
+        "scores leave [0, 1] or the labels are not whole numbers; multiclass "
+        "with --score-prefix, or when --label has three or more classes and "
+        "--score holds labels of them; said on stderr (default: auto)",
+    )
+    group.add_argument(
         "--threshold",
-        type=_real_type,
-        default=0.5,
+        type=_auto_or(_real_type),
+        default="auto",
         metavar="T",
         help="decision threshold, decision = score >= T, in the scores' units "
-        "(a logit with --score-type logit) (default: 0.5)",
+        "(a logit with --score-type logit; the target's with --task "
+        "regression) (default: auto, 0.5 for scores, none for a regressor)",
     )
     group.add_argument(
         "--epsilon",
-        type=unit_interval_type(open_ends=True),
-        default=0.05,
+        type=_auto_or(_positive_type),
+        default="auto",
         metavar="E",
-        help="radius of the local MCDP(E) beside MCDP(0) (default: 0.05)",
+        help="radius of the local MCDP(E) beside MCDP(0), in (0, 1) for "
+        "scores, in the target's units for a regressor (default: auto, 0.05 "
+        "for scores, 5%% of the predictions' range for a regressor)",
     )
     group.add_argument(
         "--score-type",
@@ -242,6 +275,26 @@ def _add_audit_arguments(parser):
     )
 
 
+def _auto_or(parse):
+    """An argument type: ``"auto"``, or what ``parse`` reads."""
+
+    def parse_or_auto(text):
+        return "auto" if text.strip().lower() == "auto" else parse(text)
+
+    return parse_or_auto
+
+
+def _positive_type(text):
+    """An argument type: a finite real number > 0 (``--epsilon``)."""
+    value = _real_type(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(
+            "must be in (0, 1) for scores, or a positive number in the target's "
+            f"units for a regressor; got {text!r}"
+        )
+    return value
+
+
 def _real_type(text):
     """An argument type: a finite real number (``--threshold``)."""
     try:
@@ -263,7 +316,7 @@ def add_arguments(parser):
     ...     ["audit", "--dataset", "credit", "--bins", "age=q4",
     ...      "--output", "report.html"])
     >>> args.dataset, args.bins, args.threshold, args.output
-    ('german_credit', [('age', 4)], 0.5, 'report.html')
+    ('german_credit', [('age', 4)], 'auto', 'report.html')
     """
     _add_input_arguments(parser)
     _add_group_arguments(parser)
@@ -295,15 +348,18 @@ def _check_arguments(args, parser):
     if duplicates:
         shown = ", ".join(map(repr, duplicates))
         parser.error(DUPLICATE_SENSITIVE_ERROR.format(duplicates=shown))
-    if args.score_type == "probability" and not 0.0 <= args.threshold <= 1.0:
-        parser.error(THRESHOLD_RANGE_ERROR.format(value=args.threshold))
+    binary = args.task == "binary" or (args.task == "auto" and args.label is None)
+    if binary or args.dataset is not None:
+        check_binary_ranges(args, parser)
     if args.dataset is not None:
-        if args.score is not None or args.label is not None:
+        if {args.score, args.label, args.score_prefix} != {None}:
             parser.error(DATASET_COLUMNS_ERROR)
         if args.score_type != "probability":
             parser.error(DATASET_SCORE_TYPE_ERROR)
+        if args.task == "regression":
+            parser.error(DATASET_TASK_ERROR)
         return fmt, None
-    if args.score is None or not args.sensitive:
+    if (args.score is None and args.score_prefix is None) or not args.sensitive:
         parser.error(NEEDS_COLUMNS_ERROR)
     if args.pos_label is not None and args.label is None:
         parser.error(POS_LABEL_NO_LABELS_ERROR)
@@ -316,7 +372,7 @@ def _check_arguments(args, parser):
     columns = _columns(args.predictions, kind, parser)
     shown = columns if len(columns) <= 20 else columns[:20] + ["..."]
     for option, wanted in (
-        ("--score", [args.score]),
+        ("--score", [] if args.score is None else [args.score]),
         ("--sensitive", args.sensitive),
         ("--label", [] if args.label is None else [args.label]),
     ):
@@ -327,7 +383,31 @@ def _check_arguments(args, parser):
                     option=option, missing=missing, path=args.predictions, columns=shown
                 )
             )
-    return fmt, kind
+    prefixed = check_multiclass_arguments(args, columns, args.predictions, parser)
+    return fmt, (kind, prefixed)
+
+
+def check_binary_ranges(args, parser):
+    """``--threshold`` and ``--epsilon`` in their ranges for a classifier's scores."""
+    t = args.threshold
+    if args.score_type == "probability" and t != "auto" and not 0.0 <= t <= 1.0:
+        parser.error(THRESHOLD_RANGE_ERROR.format(value=t))
+    if args.epsilon != "auto" and not 0.0 < args.epsilon < 1.0:
+        parser.error(EPSILON_RANGE_ERROR.format(value=args.epsilon))
+
+
+def _check_task(args, parser, y_true, y_score):
+    """The task (detected unless given), said on stderr when detected."""
+    from skfair.report import detect_task
+
+    task, reason = detect_task(
+        y_true, y_score, None if args.task == "auto" else args.task
+    )
+    if task == "binary":
+        check_binary_ranges(args, parser)
+    elif reason is not None:
+        say_line(f"skfair audit: task detected: {task} ({reason})")
+    return task
 
 
 def _check_bins(args, parser, sensitive_columns):
@@ -337,6 +417,10 @@ def _check_bins(args, parser, sensitive_columns):
 
 
 def _load_predictions(args, kind, parser):
+    kind, columns = kind
+    if columns or args.task == "multiclass":
+        loaded = load_multiclass(args, kind, columns, parser)
+        return *loaded, None, args.predictions
     wanted = [args.score, *args.sensitive] + ([args.label] if args.label else [])
     wanted = list(dict.fromkeys(wanted))
     # group labels as written ("01" is not "1"); scores and labels as numbers
@@ -346,6 +430,14 @@ def _load_predictions(args, kind, parser):
     except (OSError, ValueError, ImportError) as error:
         reason = str(error).splitlines()[0]
         parser.error(FILE_UNREADABLE_ERROR.format(path=args.predictions, reason=reason))
+    if wants_labels(args, frame):  # predicted labels of a multiclass model
+        return (
+            frame[args.label],
+            frame[args.score],
+            frame[args.sensitive],
+            None,
+            (args.predictions),
+        )
     try:
         y_score = numeric_scores(frame[args.score], args.score)
     except ValueError as error:
@@ -354,61 +446,7 @@ def _load_predictions(args, kind, parser):
     return y_true, y_score, frame[args.sensitive], None, args.predictions
 
 
-def _demo_model(args, parser):
-    """A logistic regression on a bundled data set, scored on a held-out 30%."""
-    from sklearn.compose import make_column_selector, make_column_transformer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import train_test_split
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import OneHotEncoder, StandardScaler
-
-    bunch = load_dataset(args.dataset)
-    available = list(bunch.sensitive.columns)
-    sensitive = args.sensitive or available
-    missing = [c for c in sensitive if c not in available]
-    if missing:
-        parser.error(
-            DATASET_SENSITIVE_ERROR.format(
-                missing=missing, dataset=args.dataset, available=available
-            )
-        )
-    _check_bins(args, parser, sensitive)
-    features = bunch.data.drop(columns=available)
-    X_train, X_test, y_train, y_test, _, s_test = train_test_split(
-        features,
-        bunch.target,
-        bunch.sensitive[sensitive],
-        test_size=0.3,
-        stratify=bunch.target,
-        random_state=args.seed,
-    )
-    encode = make_column_transformer(
-        (StandardScaler(), make_column_selector(dtype_include="number")),
-        (
-            OneHotEncoder(
-                handle_unknown="ignore", min_frequency=20, sparse_output=False
-            ),
-            make_column_selector(dtype_exclude="number"),
-        ),
-    )
-    model = make_pipeline(encode, LogisticRegression(max_iter=1000))
-    model.fit(X_train, y_train)
-    y_score = model.predict_proba(X_test)[:, 1]
-    X_encoded = model[0].transform(X_test)
-    source = (
-        f"{args.dataset}: logistic regression (without {', '.join(available)}) "
-        f"fitted on {len(X_train):,} rows, audited on {len(X_test):,} held-out rows"
-    )
-    return (
-        y_test.reset_index(drop=True),
-        y_score,
-        s_test.reset_index(drop=True),
-        X_encoded,
-        source,
-    )
-
-
-def _audit_options(args, y_true, sensitive, sizes, progress):
+def _audit_options(args, y_true, sensitive, sizes, progress, task="binary"):
     """The keyword arguments of ``audit`` that the options decide.
 
     ``progress=`` and ``reference=`` are passed only to an ``audit`` that
@@ -418,7 +456,16 @@ def _audit_options(args, y_true, sensitive, sizes, progress):
 
     accepted = inspect.signature(audit).parameters
     options = {"pos_label": None}
-    if y_true is not None:
+    if task in ("regression", "multiclass"):
+        if task == "regression" or args.task != "auto" or y_true is None:
+            options["task"] = task  # else the audit detects it and says so
+        if args.pos_label is not None:
+            raise ValueError(
+                POS_LABEL_REGRESSION_ERROR
+                if task == "regression"
+                else MULTICLASS_POS_LABEL_ERROR
+            )
+    elif y_true is not None:
         options["pos_label"] = positive_label(y_true, args.pos_label, args.label)
     if args.reference is not None:
         reference = reference_group(
@@ -453,62 +500,19 @@ def _groups(args, sensitive):
     return sensitive, sizes
 
 
-def _say_size(args, sizes, name):
-    """Say up front when the number of pairs of groups makes a long audit.
-
-    The estimate is the library's (:func:`skfair.report.resampling_estimate`);
-    above ``MAX_RESAMPLING_SECONDS`` the audit refuses with its own message,
-    so nothing is said here.
-    """
-    from skfair.report import MAX_RESAMPLING_SECONDS, resampling_estimate
-
-    k = args.min_group_size or 1
-    kept = [size for size in sizes.values() if size >= k]
-    n_groups, n_rows = len(kept), sum(kept)
-    pairs = n_groups * (n_groups - 1) // 2
-    seconds = resampling_estimate(n_rows, n_groups, args.n_resamples)
-    if seconds < LONG_RUN_SECONDS or seconds > MAX_RESAMPLING_SECONDS:
-        return
-    draws = 2 * (args.n_resamples or DEFAULT_RESAMPLES)  # bootstrap, permutations
-    estimate = (
-        f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.0f} h"
-    )
-    say_line(
-        LONG_RUN_NOTE.format(
-            n_groups=n_groups,
-            name=name,
-            pairs=pairs,
-            draws=draws,
-            estimate=estimate,
-            hint=_min_group_size_hint(sizes, k),
-            n_resamples=f"now {args.n_resamples}"
-            if args.n_resamples
-            else f"default {DEFAULT_RESAMPLES}, fewer above 100 000 rows",
-        )
-    )
-
-
-def _min_group_size_hint(sizes, k):
-    """``--min-group-size K`` that keeps at least 2 and at most 45 groups, said."""
-    for size in sorted(set(sizes.values())):
-        kept = sum(s >= size for s in sizes.values())
-        if size > k and 2 <= kept <= HINT_GROUPS:
-            return f" (here --min-group-size {size} keeps {kept} groups)"
-    return ""
-
-
 def _audit(args, parser, loaded, progress):
     """Shape the inputs, run :func:`skfair.report.audit`; errors in CLI words."""
     from skfair.report import audit
     from skfair.utils import ContinuousSensitiveError
 
     y_true, y_score, sensitive, X, source = loaded
+    task = _check_task(args, parser, y_true, y_score)
     try:
         sensitive, sizes = _groups(args, sensitive)
-        options = _audit_options(args, y_true, sensitive, sizes, progress)
+        options = _audit_options(args, y_true, sensitive, sizes, progress, task)
     except ValueError as error:
         parser.error(str(error))
-    _say_size(args, sizes, " & ".join(map(str, sensitive.columns)))
+    say_size(args, sizes, " & ".join(map(str, sensitive.columns)))
     try:
         return audit(
             y_true,
@@ -572,7 +576,7 @@ def run(args, parser):
         if args.dataset is None:
             loaded = _load_predictions(args, kind, parser)
         else:
-            loaded = _demo_model(args, parser)
+            loaded = demo_model(args, parser)
         report = _audit(args, parser, loaded, progress)
         text = _render(report, fmt, progress)
         progress("writing")

@@ -317,3 +317,63 @@ def say_warnings(command, caught, *, handled=(), stream=None):
     stream = sys.stderr if stream is None else stream
     for line in warning_lines(caught, handled=handled):
         print(f"skfair {command}: warning: {line}", file=stream)
+
+
+# -- the audit's size, said up front ---------------------------------------------------
+LONG_RUN_NOTE = (
+    "skfair audit: note: {n_groups:,} groups of {name!r} make {pairs:,} pairs, "
+    "each resampled {draws:,} times (bootstrap and permutations): this audit "
+    "may take roughly {estimate}; --min-group-size K compares only the "
+    "groups of at least K rows{hint}, and --n-resamples N ({n_resamples}) "
+    "shortens it in proportion"
+)
+#: The audit's resamples without --n-resamples (up to 100 000 rows).
+DEFAULT_RESAMPLES = 199
+#: The estimate beyond which the note is said.
+LONG_RUN_SECONDS = 60
+#: The most groups the --min-group-size hint keeps (about 1 000 pairs).
+HINT_GROUPS = 45
+
+
+def say_size(args, sizes, name):
+    """Say up front when the number of pairs of groups makes a long audit.
+
+    The estimate is the library's (:func:`skfair.report.resampling_estimate`);
+    above ``MAX_RESAMPLING_SECONDS`` the audit refuses with its own message,
+    so nothing is said here.
+    """
+    from skfair.report import MAX_RESAMPLING_SECONDS, resampling_estimate
+
+    k = args.min_group_size or 1
+    kept = [size for size in sizes.values() if size >= k]
+    n_groups, n_rows = len(kept), sum(kept)
+    pairs = n_groups * (n_groups - 1) // 2
+    seconds = resampling_estimate(n_rows, n_groups, args.n_resamples)
+    if seconds < LONG_RUN_SECONDS or seconds > MAX_RESAMPLING_SECONDS:
+        return
+    draws = 2 * (args.n_resamples or DEFAULT_RESAMPLES)  # bootstrap, permutations
+    estimate = (
+        f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.0f} h"
+    )
+    say_line(
+        LONG_RUN_NOTE.format(
+            n_groups=n_groups,
+            name=name,
+            pairs=pairs,
+            draws=draws,
+            estimate=estimate,
+            hint=_min_group_size_hint(sizes, k),
+            n_resamples=f"now {args.n_resamples}"
+            if args.n_resamples
+            else f"default {DEFAULT_RESAMPLES}, fewer above 100 000 rows",
+        )
+    )
+
+
+def _min_group_size_hint(sizes, k):
+    """``--min-group-size K`` that keeps at least 2 and at most 45 groups, said."""
+    for size in sorted(set(sizes.values())):
+        kept = sum(s >= size for s in sizes.values())
+        if size > k and 2 <= kept <= HINT_GROUPS:
+            return f" (here --min-group-size {size} keeps {kept} groups)"
+    return ""

@@ -85,7 +85,8 @@ def set_dtypes(frame, *, category):
 
 PREPROCESSING = [StrOptions({"raw", "hfm"})]
 
-#: Per data set: sensitive columns, privileged groups, class names, data file.
+#: Per data set: sensitive columns, privileged groups, class names (the
+#: target's name for a regression), data file.
 DATASETS = {
     "ricci": (["race"], {"race": "W"}, ["fail", "pass"], "ricci.csv.gz"),
     "german_credit": (
@@ -107,6 +108,12 @@ DATASETS = {
         None,
     ),
     "bank": (["age"], {"age": ">25"}, ["no", "yes"], "bank.csv.gz"),
+    "communities_crime": (
+        ["black"],
+        {"black": "<=0.06"},
+        ["ViolentCrimesPerPop"],
+        "communities_crime.csv.gz",
+    ),
 }
 
 

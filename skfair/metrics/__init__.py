@@ -11,7 +11,8 @@ Layout: the metric definitions are private modules named after their family
 (``_distribution``, ``_mcdp``, ``_hfm``, ``_group_gaps``,
 ``_discriminative_risk``, ``_confidence``, ``_disparity_test``,
 ``_scorer``, ``_rates`` and ``_four_fifths`` on the confusion counts of
-``_group_counts``, ``_disaggregation`` with its ``_disaggregation_*``
+``_group_counts`` (per class: ``_multiclass_rates``, ``_multiclass_table``
+on ``_multiclass_counts``), ``_disaggregation`` with its ``_disaggregation_*``
 parts); they stand on three private layers, each a package with an
 architecture note in its ``__init__``: ``_kernels`` (the sort-based
 machinery), :mod:`skfair.metrics.inference` (intervals and tests on one sort)
@@ -34,7 +35,18 @@ from ._group_gaps import (
     predictive_quality_parity_gap,
 )
 from ._hfm import HFMResult, HFMUndefinedWarning, hfm, hfm_distances
+from ._hfm_scorer import make_hfm_scorer
 from ._mcdp import MCDPResult, check_epsilon, mcdp, mcdp_curve, mcdp_details
+from ._multiclass import per_class_values
+from ._multiclass_rates import (
+    MulticlassRateResult,
+    multiclass_equalized_odds_difference,
+    multiclass_false_positive_rate_difference,
+    multiclass_rate_details,
+    multiclass_selection_rate_difference,
+    multiclass_true_positive_rate_difference,
+)
+from ._multiclass_table import multiclass_rate_table
 from ._rate_scorers import make_rate_scorer
 from ._rates import (
     demographic_parity_difference,
@@ -46,12 +58,17 @@ from ._rates import (
     true_positive_rate_difference,
     true_positive_rate_ratio,
 )
+from ._regression import (
+    mean_absolute_error_difference,
+    mean_residual_difference,
+    root_mean_squared_error_difference,
+)
+from ._regression_table import regression_gap_intervals, regression_group_table
 from ._score_type import check_score_type, unit_interval_reason
 from ._scorer import (
     make_abcc_scorer,
     make_abpc_scorer,
     make_delta_dp_scorer,
-    make_hfm_scorer,
     make_mcdp_scorer,
 )
 from .inference import dkw_halfwidth
@@ -64,6 +81,7 @@ __all__ = [
     "HFMUndefinedWarning",
     "MCDPResult",
     "MetricConfidenceInterval",
+    "MulticlassRateResult",
     "abcc",
     "abpc",
     "delta_dp",
@@ -90,8 +108,20 @@ __all__ = [
     "mcdp",
     "mcdp_curve",
     "mcdp_details",
+    "mean_absolute_error_difference",
+    "mean_residual_difference",
     "metric_confidence_interval",
+    "multiclass_equalized_odds_difference",
+    "multiclass_false_positive_rate_difference",
+    "multiclass_rate_details",
+    "multiclass_rate_table",
+    "multiclass_selection_rate_difference",
+    "multiclass_true_positive_rate_difference",
+    "per_class_values",
     "predictive_quality_parity_gap",
+    "regression_gap_intervals",
+    "regression_group_table",
+    "root_mean_squared_error_difference",
     "true_positive_rate_difference",
     "true_positive_rate_ratio",
 ]

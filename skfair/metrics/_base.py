@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import NamedTuple
 
 import numpy as np
@@ -26,6 +27,17 @@ GRID_TOO_LARGE_ERROR = (
     "= {limit:,}; such a grid costs time and memory without changing the value "
     "measurably. {fix}"
 )
+DOMAIN_ERROR = (
+    "domain must be None (the observed range of the predictions) or a pair "
+    "(lo, hi) of finite real numbers with lo < hi; got {domain!r}."
+)
+OUTSIDE_DOMAIN_ERROR = (
+    "y_score must lie in domain=({lo!r}, {hi!r}) for {why}; got values in "
+    "[{low!r}, {high!r}]. Pass domain=None (the observed range of the "
+    "predictions) or a wider interval."
+)
+#: The default ``domain`` of MCDP(ε) and ABPC: scores (probabilities) in [0, 1].
+UNIT_DOMAIN = (0.0, 1.0)
 ZERO_WEIGHT_GROUP_ERROR = (
     "group {label!r} of {name!r} has a total sample weight of 0; its "
     "distribution is undefined."
@@ -67,12 +79,15 @@ def prepare_scores(
     min_group_size,
     unit_interval_for=None,
     sort=True,
+    domain=UNIT_DOMAIN,
 ):
     """Validate a distribution metric's inputs: one PreparedScores per grouping.
 
     The arguments are the public metric's, as the metrics document them.
     With ``unit_interval_for`` (the reason, for the error) the scores must lie
-    in [0, 1]; ``sort=False`` skips the per-grouping sort.
+    in ``domain`` (a checked ``(lo, hi)``, or None: no bound), the error
+    naming ``domain`` unless it is [0, 1]; ``sort=False`` skips the
+    per-grouping sort.
     """
     check_agg(agg)
     check_same_index(
@@ -81,7 +96,12 @@ def prepare_scores(
         sensitive_features=sensitive_features,
         sample_weight=sample_weight,
     )
-    scores = check_scores(y_score, unit_interval_for=unit_interval_for)
+    unit = domain == UNIT_DOMAIN
+    scores = check_scores(
+        y_score, unit_interval_for=unit_interval_for if unit else None
+    )
+    if unit_interval_for is not None and domain is not None and not unit:
+        check_in_domain(scores, domain, unit_interval_for)
     n_samples = scores.shape[0]
     if y_true is not None:
         check_same_length(y_true, scores, first_name="y_true", second_name="y_score")
@@ -104,6 +124,51 @@ def prepare_scores(
         )
         prepared.append(PreparedScores(grouping, kept, kept_weights, codes, ordered))
     return prepared
+
+
+def check_domain(domain):
+    """``domain`` as None or a ``(lo, hi)`` tuple of floats, or :data:`DOMAIN_ERROR`.
+
+    Examples
+    --------
+    >>> from skfair.metrics._base import check_domain
+    >>> check_domain((0, 100)), check_domain(None)
+    ((0.0, 100.0), None)
+    """
+    if domain is None:
+        return None
+    ok = isinstance(domain, (tuple, list)) and len(domain) == 2
+    ok = ok and all(
+        isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v)
+        for v in domain
+    )
+    if not ok or not domain[0] < domain[1]:
+        raise ValueError(DOMAIN_ERROR.format(domain=domain))
+    return float(domain[0]), float(domain[1])
+
+
+def check_in_domain(scores, domain, why):
+    """Raise :data:`OUTSIDE_DOMAIN_ERROR` if a score leaves ``domain`` (lo, hi)."""
+    low, high = float(scores.min()), float(scores.max())
+    if low < domain[0] or high > domain[1]:
+        raise ValueError(
+            OUTSIDE_DOMAIN_ERROR.format(
+                lo=domain[0], hi=domain[1], why=why, low=low, high=high
+            )
+        )
+
+
+def observed_domain(domain, scores, weights=None):
+    """``domain``, or for None the range ``(min, max)`` of ``scores``.
+
+    With ``weights``, the range of the scores of positive weight (those of
+    the weighted distributions compared).
+    """
+    if domain is not None:
+        return domain
+    if weights is not None:
+        scores = scores[weights > 0]
+    return float(scores.min()), float(scores.max())
 
 
 def _scaled_per_group(weights, codes, grouping):

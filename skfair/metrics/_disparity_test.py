@@ -14,6 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._confidence import checked_metric_spec
+from ._multiclass import is_class_scores
+from ._multiclass_inference import (
+    ClassSorts,
+    check_class_score_type,
+    check_class_test_method,
+    class_permutation_pvalue,
+)
 from ._score_type import scores_for
 from .inference import (
     check_n_resamples,
@@ -128,7 +135,12 @@ def disparity_test(
     Parameters
     ----------
     y_true, y_score
-        See :func:`metric_confidence_interval`.
+        See :func:`metric_confidence_interval`. For class probabilities
+        (``y_score`` of shape ``(n_samples, n_classes)``) the statistic is
+        the metric aggregated over classes by ``metric_params["class_agg"]``
+        ("max" by default, or "mean") and the test is the permutation test
+        (one permutation of the group labels shared by every class);
+        ``method`` must be "auto" or "permutation".
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
         Group labels; with several attributes their intersections are
         permuted.
@@ -164,7 +176,9 @@ def disparity_test(
     score_type : {"probability", "logit", "margin"}, default="probability"
         As for :func:`metric_confidence_interval`: logits are mapped through
         the sigmoid (a ΔDP_b threshold too); margins keep their scale, and
-        ABPC and MCDP(ε > 0) raise a ValueError for them. MCDP(0), the KS
+        ABPC and MCDP(ε > 0) raise a ValueError for them unless
+        ``metric_params`` gives a ``domain`` other than ``(0.0, 1.0)`` (e.g.
+        None, the observed range, as for real-valued predictions). MCDP(0), the KS
         statistic, and its p-value are the same for logits, margins or any
         increasing map of them.
 
@@ -213,6 +227,11 @@ def disparity_test(
     if method not in ("auto", "permutation", "ks", "welch", "chi2"):
         raise ValueError(TEST_METHOD_ERROR.format(method=method))
     spec = checked_metric_spec(metric, metric_params)
+    if is_class_scores(y_score):
+        data = (y_true, y_score, sensitive_features, sample_weight, combine)
+        return _class_test(
+            data, spec, method, score_type, n_resamples, random_state, min_group_size
+        )
     y_score, metric_params = scores_for(y_score, metric, metric_params, score_type)
     spec = checked_metric_spec(metric, metric_params)  # a logit threshold mapped
     data = (y_true, y_score, sensitive_features, sample_weight, combine)
@@ -249,6 +268,27 @@ def disparity_test(
         float(pvalues[0]),
         "permutation",
         *permutation_resolution(shared, n_resamples),
+    )
+
+
+def _class_test(
+    data, spec, method, score_type, n_resamples, random_state, min_group_size
+):
+    """The permutation test of a metric of class probabilities."""
+    check_class_test_method(method)
+    check_class_score_type(score_type)
+    n_resamples = check_n_resamples(n_resamples)
+    sorts = ClassSorts(data, spec, min_group_size)
+    _check_two_per_group(sorts.shared[0], spec.metric, data[4])
+    pvalue = class_permutation_pvalue(
+        sorts, n_resamples, random_generator(random_state)
+    )
+    return DisparityTestResult(
+        spec.metric,
+        sorts.estimate,
+        pvalue,
+        "permutation",
+        *permutation_resolution(sorts.shared[0], n_resamples),
     )
 
 

@@ -6,7 +6,14 @@ import numbers
 
 import numpy as np
 
-from ._base import aggregate, check_grid_size, pairs_of, prepare_scores
+from ._base import (
+    UNIT_DOMAIN,
+    aggregate,
+    check_domain,
+    check_grid_size,
+    pairs_of,
+    prepare_scores,
+)
 from ._dask import dask_dispatch
 from ._kernels import (
     binned_kde,
@@ -14,15 +21,23 @@ from ._kernels import (
     direct_kde,
     ecdf_gap_at,
     kde_bandwidth,
+    kde_grid,
     pair_codes,
     pair_gap,
 )
+from ._multiclass import aggregate_classes, is_class_scores, per_class
 
 THRESHOLD_ERROR = "threshold must be None or a finite real number; got {value!r}."
 ABCC_METHOD_ERROR = "method must be 'exact' or 'grid'; got {method!r}."
 ABPC_METHOD_ERROR = "method must be 'auto', 'direct' or 'binned'; got {method!r}."
 N_POINTS_ERROR = "n_points must be an integer >= 2; got {value!r}."
 GRID_REASON = "the paper's integral over [0, 1] (method='grid')"
+ABPC_REASON = (
+    "ABPC, whose densities are integrated over domain=(0.0, 1.0); for "
+    "real-valued predictions pass domain=None (the real line) or "
+    "domain=(lo, hi)"
+)
+ABPC_DOMAIN_REASON = "ABPC, whose densities are integrated over it"
 
 # method="auto" in abpc evaluates the KDE directly while n_samples * n_points
 # stays below this (a few milliseconds), and by binned FFT convolution above.
@@ -52,6 +67,8 @@ def delta_dp(
     combine="intersection",
     sample_weight=None,
     min_group_size=None,
+    class_agg="max",
+    classes=None,
 ):
     r"""Demographic-parity gap of mean scores (ΔDP_c) or of decisions (ΔDP_b^t).
 
@@ -65,9 +82,12 @@ def delta_dp(
     y_true : array-like of shape (n_samples,) or None
         Ignored (demographic parity does not use labels); kept first for
         scikit-learn's scorer conventions. Its length is checked if given.
-    y_score : array-like of shape (n_samples,)
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
         Scores (or hard 0/1 predictions, for which ΔDP_c is the positive-rate
-        gap).
+        gap), or any finite real-valued predictions (a regressor's). A 2-D
+        array (or DataFrame) holds class probabilities, one column per class:
+        each column is scored one-vs-rest and the classes' values are
+        aggregated by ``class_agg`` (see :func:`mcdp`).
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
         Group labels.
     threshold : float or None, default=None
@@ -84,11 +104,20 @@ def delta_dp(
         None compares every group and warns
         (:class:`~skfair.utils.SmallGroupWarning`) about groups of fewer than
         30 samples; an int ``k`` leaves out groups of fewer than ``k``.
+    class_agg : {"max", "mean"}, default="max"
+        For class probabilities: the worst class or the mean over classes.
+        Ignored for 1-D scores.
+    classes : sequence or None, default=None
+        For class probabilities, the label of each column (default: a
+        DataFrame's columns, else ``0 .. n_classes - 1``).
 
     Returns
     -------
     gap : float
-        In [0, 1] for scores in [0, 1].
+        In [0, 1] for scores in [0, 1]. For real-valued predictions ΔDP_c
+        is the gap of the groups' mean predictions in the target's units
+        (e.g. dollars), and ΔDP_b^t the gap of the rates of ``y_score >=
+        t``, a fraction.
 
     See Also
     --------
@@ -117,6 +146,20 @@ def delta_dp(
         or not np.isfinite(threshold)
     ):
         raise ValueError(THRESHOLD_ERROR.format(value=threshold))
+    if is_class_scores(y_score):
+        return _per_class(
+            delta_dp,
+            y_true,
+            y_score,
+            class_agg,
+            classes,
+            sensitive_features=sensitive_features,
+            threshold=threshold,
+            agg=agg,
+            combine=combine,
+            sample_weight=sample_weight,
+            min_group_size=min_group_size,
+        )
     per_grouping = []
     prepared = prepare_scores(
         y_true,
@@ -151,6 +194,8 @@ def abcc(
     combine="intersection",
     sample_weight=None,
     min_group_size=None,
+    class_agg="max",
+    classes=None,
 ):
     r"""Area between the groups' empirical CDF curves (ABCC).
 
@@ -160,14 +205,18 @@ def abcc(
 
     the 1-Wasserstein distance between the groups' score distributions
     (Han et al., ICLR 2024). It is ΔDP_b^t averaged over all thresholds in
-    [0, 1] for scores in [0, 1]. Lower is fairer.
+    [0, 1] for scores in [0, 1]; for real-valued predictions it is the
+    Wasserstein-1 distance on the real line, in the target's units (the
+    average amount by which one group's predictions must move to match the
+    other's). Lower is fairer.
 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,) or None
         Ignored; kept first for scikit-learn's scorer conventions.
-    y_score : array-like of shape (n_samples,)
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
         Scores. Any finite reals for ``method="exact"``; [0, 1] for "grid".
+        Class probabilities (2-D) as in :func:`delta_dp`.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
         Group labels.
     method : {"exact", "grid"}, default="exact"
@@ -177,14 +226,15 @@ def abcc(
         ``np.linspace(0, 1, n_points)``.
     n_points : int, default=10000
         Grid size for ``method="grid"``.
-    agg, combine, sample_weight, min_group_size
+    agg, combine, sample_weight, min_group_size, class_agg, classes
         As in :func:`delta_dp` (``agg="mean"`` is the paper's choice; the
         weights give weighted ECDFs).
 
     Returns
     -------
     abcc : float
-        In [0, 1] for scores in [0, 1].
+        In [0, 1] for scores in [0, 1]; in the predictions' units otherwise
+        (scaling them by ``a > 0`` scales ABCC by ``a``).
 
     See Also
     --------
@@ -207,6 +257,21 @@ def abcc(
     if method not in ("exact", "grid"):
         raise ValueError(ABCC_METHOD_ERROR.format(method=method))
     n_points = check_n_points(n_points, "abcc(method='grid')")
+    if is_class_scores(y_score):
+        return _per_class(
+            abcc,
+            y_true,
+            y_score,
+            class_agg,
+            classes,
+            sensitive_features=sensitive_features,
+            method=method,
+            n_points=n_points,
+            agg=agg,
+            combine=combine,
+            sample_weight=sample_weight,
+            min_group_size=min_group_size,
+        )
     prepared = prepare_scores(
         y_true,
         y_score,
@@ -244,31 +309,36 @@ def abpc(
     combine="intersection",
     sample_weight=None,
     min_group_size=None,
+    domain=(0.0, 1.0),
+    class_agg="max",
+    classes=None,
 ):
     r"""Area between the groups' probability density curves (ABPC).
 
     .. math::
 
-        \mathrm{ABPC} = \int_0^1 |\hat f_a(t) - \hat f_b(t)| \, dt,
+        \mathrm{ABPC} = \int_{lo}^{hi} |\hat f_a(t) - \hat f_b(t)| \, dt,
 
     with :math:`\hat f_a` a Gaussian kernel density estimate of group *a*'s
-    scores (Han et al., ICLR 2024). As in the paper's code, the densities are
-    evaluated on ``np.linspace(0, 1, n_points)`` and integrated with the
+    scores (Han et al., ICLR 2024) and ``[lo, hi]`` the ``domain``, [0, 1]
+    for scores as in the paper. As in the paper's code, the densities are
+    evaluated on ``np.linspace(lo, hi, n_points)`` and integrated with the
     trapezoid rule. Lower is fairer; the range is [0, 2].
 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,) or None
         Ignored; kept first for scikit-learn's scorer conventions.
-    y_score : array-like of shape (n_samples,)
-        Scores in [0, 1].
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Scores in ``domain`` ([0, 1] by default). Class probabilities (2-D)
+        as in :func:`delta_dp`.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
         Group labels.
     bw_method : {"scott", "silverman"} or float, default="scott"
         Bandwidth rule, as in :class:`scipy.stats.gaussian_kde` (a float is
         the factor multiplying each group's standard deviation).
     n_points : int, default=5000
-        Integration grid size on [0, 1].
+        Integration grid size on the domain.
     method : {"auto", "direct", "binned"}, default="auto"
         "direct" evaluates each KDE exactly at every grid point (O(N · M));
         "binned" spreads the scores onto a fine regular grid (linear binning)
@@ -278,17 +348,31 @@ def abpc(
     agg, combine, sample_weight, min_group_size
         As in :func:`delta_dp` (the weights give weighted KDEs, as
         ``gaussian_kde(weights=...)``).
+    domain : tuple of (float, float) or None, default=(0.0, 1.0)
+        The interval the densities are integrated over; every score must lie
+        in a ``(lo, hi)`` pair. None integrates over ``[min - 4h, max +
+        4h]``, with ``min`` and ``max`` those of the compared predictions
+        (of positive weight) and ``h`` the largest group bandwidth: the L1
+        distance of the KDEs over the real line, up to the mass beyond 4
+        bandwidths (less than 1.3e-4 in all). Use it for real-valued
+        predictions.
+    class_agg, classes
+        As in :func:`delta_dp`.
 
     Returns
     -------
     abpc : float
+        In [0, 2], whatever the predictions' units (an L1 distance between
+        densities; scale-free once the bandwidths scale with the data, as
+        Scott's and Silverman's rules do, and with ``domain=None``).
 
     Raises
     ------
     ValueError
         If a group's scores are all equal (or it has a single sample): its
         KDE bandwidth, proportional to its standard deviation, is 0 and the
-        density is undefined. Also on invalid inputs as for :func:`abcc`.
+        density is undefined. Also on scores outside ``domain``, an invalid
+        ``domain``, and invalid inputs as for :func:`abcc`.
 
     Examples
     --------
@@ -296,11 +380,32 @@ def abpc(
     >>> round(abpc(None, [.2, .4, .6, .3, .5, .7],
     ...            sensitive_features=[0, 0, 0, 1, 1, 1]), 4)
     0.2814
+    >>> round(abpc(None, [20, 40, 60, 30, 50, 70],
+    ...            sensitive_features=[0, 0, 0, 1, 1, 1], domain=None), 4)
+    0.3168
     """
     if method not in ("auto", "direct", "binned"):
         raise ValueError(ABPC_METHOD_ERROR.format(method=method))
     check_bw_method(bw_method)
     n_points = check_n_points(n_points, "abpc")
+    domain = check_domain(domain)
+    if is_class_scores(y_score):
+        return _per_class(
+            abpc,
+            y_true,
+            y_score,
+            class_agg,
+            classes,
+            sensitive_features=sensitive_features,
+            bw_method=bw_method,
+            n_points=n_points,
+            method=method,
+            agg=agg,
+            combine=combine,
+            sample_weight=sample_weight,
+            min_group_size=min_group_size,
+            domain=domain,
+        )
     prepared = prepare_scores(
         y_true,
         y_score,
@@ -309,17 +414,24 @@ def abpc(
         combine=combine,
         agg=agg,
         min_group_size=min_group_size,
-        unit_interval_for="ABPC, whose densities are integrated over [0, 1]",
+        unit_interval_for=ABPC_REASON if domain == UNIT_DOMAIN else ABPC_DOMAIN_REASON,
         sort=False,
+        domain=domain,
     )
-    grid = np.linspace(0, 1, n_points)
     per_grouping = []
     for grouping, scores, weights, codes, _ in prepared:
+        members = [codes == g for g in range(grouping.n_groups)]
+        samples = [
+            (scores[m], None if weights is None else weights[m]) for m in members
+        ]
+        bandwidths = [
+            kde_bandwidth(x, w, bw_method, label=grouping.labels[g])
+            for g, (x, w) in enumerate(samples)
+        ]
+        observed = scores if weights is None else scores[weights > 0]
+        grid = kde_grid(domain, observed, bandwidths, n_points)
         densities = []
-        for g in range(grouping.n_groups):
-            x = scores[codes == g]
-            w = None if weights is None else weights[codes == g]
-            bandwidth = kde_bandwidth(x, w, bw_method, label=grouping.labels[g])
+        for (x, w), bandwidth in zip(samples, bandwidths):
             use_direct = method == "direct" or (
                 method == "auto" and x.shape[0] * n_points <= _DIRECT_KDE_WORK
             )
@@ -328,6 +440,17 @@ def abpc(
         a, b = pair_codes(grouping.n_groups)
         per_grouping.append(_pairs_l1(np.stack(densities), a, b, grid))
     return aggregate(per_grouping, agg)
+
+
+def _per_class(metric, y_true, y_score, class_agg, classes, **options):
+    """``class_agg`` of ``metric`` on each class's column of probabilities."""
+    _, values = per_class(
+        lambda column: metric(y_true, column, **options),
+        y_score,
+        class_agg=class_agg,
+        classes=classes,
+    )
+    return aggregate_classes(values, class_agg)
 
 
 # density cells (pairs x grid points) of one vectorised block of pairs

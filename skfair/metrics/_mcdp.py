@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._base import aggregate, check_grid_size, pairs_of, prepare_scores
+from ._base import (
+    UNIT_DOMAIN,
+    aggregate,
+    check_domain,
+    check_grid_size,
+    observed_domain,
+    pairs_of,
+    prepare_scores,
+)
 from ._dask import dask_dispatch
 from ._kernels import AllPairs, mcdp_pair_approx, mcdp_pair_exact, pair_gap
+from ._mcdp_result import MCDPResult
+from ._multiclass import aggregate_classes, class_details, is_class_scores, per_class
 
 EPSILON_ERROR = "epsilon must be a finite real number >= 0; got {epsilon!r}."
 METHOD_ERROR = "method must be 'exact' or 'approx'; got {method!r}."
@@ -24,62 +34,13 @@ SAMPLING_FREQUENCY_ERROR = (
     "sampling_frequency must be a positive integer; got {value!r}."
 )
 UNIT_INTERVAL_REASON = (
-    "MCDP(epsilon) with epsilon > 0, whose neighbourhoods are intersected "
-    "with [0, 1] (only MCDP(0), the two-sample KS statistic, accepts any real "
-    "scores)"
+    "MCDP(epsilon) with epsilon > 0, whose neighbourhoods are clipped to "
+    "domain=(0.0, 1.0); for real-valued predictions pass domain=None (their "
+    "observed range) or domain=(lo, hi) (MCDP(0), the two-sample KS "
+    "statistic, accepts any real scores)"
 )
-
-
-@dataclass(frozen=True)
-class MCDPResult:
-    """MCDP(ε) together with where its maximum is attained.
-
-    Attributes
-    ----------
-    value : float
-        MCDP(ε), aggregated over pairs of groups with ``agg``.
-    epsilon : float
-        The neighbourhood radius ε.
-    method : str
-        "exact" or "approx".
-    attribute : str
-        Name of the grouping (attribute or intersection) of the worst pair.
-    groups : tuple
-        Labels ``(a, b)`` of the worst pair of groups.
-    window : tuple of float
-        ``(low, high)``: the interval of scores over which the worst pair's CDF
-        gap stays at least ``pair_values[groups]``. For ε = 0 it is the
-        degenerate ``(threshold, threshold)``; for ε > 0 a window of width 2ε
-        (or ``[0, ε]``, the neighbourhood of the score 0), clipped to [0, 1].
-        When several windows attain the maximum, one of them is reported
-        (always the same one for the same input).
-    threshold : float or None
-        For ε = 0, the score ``t`` maximising ``|F_a(t) - F_b(t)|`` (the gap is
-        the same for every threshold in ``[t, next score)``); None for ε > 0.
-    higher_cdf_group : object
-        The label of the group whose CDF is higher at ``threshold`` (ε = 0), or
-        where the smallest gap inside ``window`` is attained (ε > 0): the
-        group with more *low* scores there.
-    pair_values : dict
-        MCDP(ε) of every pair of groups, keyed by ``(attribute, a, b)``.
-
-    Examples
-    --------
-    >>> res = mcdp_details(None, [.1, .2, .3, .4, .5, .12, .33, .35, .6, .9],
-    ...                    sensitive_features=[0] * 5 + [1] * 5)
-    >>> res.groups, res.pair_values
-    ((0, 1), {('sensitive_features', 0, 1): 0.4})
-    """
-
-    value: float
-    epsilon: float
-    method: str
-    attribute: str
-    groups: tuple
-    window: tuple
-    threshold: float | None
-    higher_cdf_group: object
-    pair_values: dict = field(repr=False)
+#: The reason in the error for predictions outside a domain other than [0, 1].
+DOMAIN_REASON = "MCDP(epsilon) with epsilon > 0, whose neighbourhoods are clipped to it"
 
 
 def check_epsilon(epsilon):
@@ -97,8 +58,11 @@ def check_epsilon(epsilon):
     return float(epsilon)
 
 
-def check_mcdp_method(method, epsilon, sampling_frequency, rounding):
-    """Validate ``method``, ``rounding`` and Algorithm 2's grid at ``epsilon``."""
+def check_mcdp_method(method, epsilon, sampling_frequency, rounding, width=1.0):
+    """Validate ``method``, ``rounding`` and Algorithm 2's grid at ``epsilon``.
+
+    ``width`` is that of the domain the probes cover (``hi - lo``).
+    """
     if method not in ("exact", "approx"):
         raise ValueError(METHOD_ERROR.format(method=method))
     if rounding not in ("exact", "float"):
@@ -110,7 +74,7 @@ def check_mcdp_method(method, epsilon, sampling_frequency, rounding):
         if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
             raise ValueError(SAMPLING_FREQUENCY_ERROR.format(value=k))
         check_grid_size(
-            int(np.ceil(k / epsilon)),
+            int(np.ceil(k * width / epsilon)),
             f"method='approx' with epsilon={epsilon!r} and sampling_frequency={k}",
             "Lower sampling_frequency, or use method='exact'.",
         )
@@ -124,6 +88,7 @@ class _Options:
     sampling_frequency: int
     rounding: str
     agg: str
+    domain: tuple | None = UNIT_DOMAIN
 
 
 def _results(
@@ -137,22 +102,49 @@ def _results(
     epsilons,
     options,
     details=True,
+    class_agg="max",
+    classes=None,
 ):
     """Validate every parameter and the inputs, then MCDP(ε) for each ε.
 
     The data arguments are the public function's, ``options`` its
-    :class:`_Options`. One
+    :class:`_Options`; class probabilities (2-D ``y_score``) take
+    :func:`_class_results`. One
     :class:`MCDPResult` per ε, or with ``details=False`` only the values
     (floats; with ``agg="max"`` and many groups most pairs are then never
     evaluated: see :class:`~skfair.metrics._kernels.AllPairs`).
     """
+    if is_class_scores(y_score):
+
+        def evaluate(column):
+            return _results(
+                y_true,
+                column,
+                sensitive_features=sensitive_features,
+                sample_weight=sample_weight,
+                combine=combine,
+                min_group_size=min_group_size,
+                epsilons=epsilons,
+                options=options,
+                details=details,
+            )
+
+        labels, results = per_class(
+            evaluate, y_score, class_agg=class_agg, classes=classes
+        )
+        if details:  # per ε: the worst class's result, with every class's
+            return [class_details(labels, r, class_agg) for r in zip(*results)]
+        return [float(v) for v in aggregate_classes(results, class_agg).reshape(-1)]
     epsilons = [check_epsilon(e) for e in epsilons]
     if not epsilons:
         raise ValueError(EMPTY_EPSILONS_ERROR)
+    domain = check_domain(options.domain)
+    width = 1.0 if domain == UNIT_DOMAIN else 0.0  # else checked once known
     for epsilon in epsilons:
         check_mcdp_method(
-            options.method, epsilon, options.sampling_frequency, options.rounding
+            options.method, epsilon, options.sampling_frequency, options.rounding, width
         )
+    reason = UNIT_INTERVAL_REASON if domain == UNIT_DOMAIN else DOMAIN_REASON
     prepared = prepare_scores(
         y_true,
         y_score,
@@ -161,8 +153,17 @@ def _results(
         combine=combine,
         agg=options.agg,
         min_group_size=min_group_size,
-        unit_interval_for=UNIT_INTERVAL_REASON if max(epsilons) > 0 else None,
+        unit_interval_for=reason if max(epsilons) > 0 else None,
+        domain=domain,
     )
+    domains = [observed_domain(domain, p.scores, p.weights) for p in prepared]
+    if options.method == "approx" and domain != UNIT_DOMAIN:
+        width = max(hi - lo for lo, hi in domains)
+        for epsilon in epsilons:
+            check_mcdp_method(
+                "approx", epsilon, options.sampling_frequency, "exact", width
+            )
+    prepared = [(p, d) for p, d in zip(prepared, domains)]
     if details:
         return _evaluate(prepared, epsilons, options)
     worst_only = options.agg == "max"
@@ -176,20 +177,24 @@ def _results(
 def _pair_values(prepared, epsilons, options, worst_only=False):
     """Per ε, MCDP(ε) of every pair of one grouping (or only the largest).
 
-    Two groups, and ``method="approx"``, take the pairs one at a time;
-    exact MCDP of more groups evaluates all pairs at once on their merged
+    ``prepared`` is the grouping's PreparedScores and its domain. Two
+    groups, and ``method="approx"``, take the pairs one at a time; exact
+    MCDP of more groups evaluates all pairs at once on their merged
     supports, which gives the same values.
     """
-    grouping, sorted_scores = prepared.grouping, prepared.sorted
+    (grouping, *_, sorted_scores), domain = prepared
     exact = options.method == "exact"
     if not exact or grouping.n_groups == 2:
         pairs = [pair_gap(sorted_scores, a, b) for a, b in pairs_of(grouping)]
-        return [[_pair(pair, e, options)[0] for pair in pairs] for e in epsilons]
+        return [
+            [_pair(pair, e, options, domain)[0] for pair in pairs] for e in epsilons
+        ]
     engine = AllPairs(
         sorted_scores.values,
         sorted_scores.codes,
         grouping.n_groups,
         sorted_scores.weights,
+        domain,
     )
     rounding = options.rounding
     if worst_only:
@@ -197,10 +202,10 @@ def _pair_values(prepared, epsilons, options, worst_only=False):
     return [engine.values(e, rounding).tolist() for e in epsilons]
 
 
-def _pair(pair, epsilon, options):
+def _pair(pair, epsilon, options, domain):
     if options.method == "exact":
-        return mcdp_pair_exact(pair, epsilon, options.rounding)
-    return mcdp_pair_approx(pair, epsilon, options.sampling_frequency)
+        return mcdp_pair_exact(pair, epsilon, options.rounding, domain)
+    return mcdp_pair_approx(pair, epsilon, options.sampling_frequency, domain)
 
 
 def _evaluate(prepared, epsilons, options):
@@ -216,7 +221,7 @@ def _evaluate(prepared, epsilons, options):
     for i, epsilon in enumerate(epsilons):
         values = [v[i] for v in per_grouping]
         pair_values, worst = {}, None
-        for g, p in enumerate(prepared):
+        for g, (p, _) in enumerate(prepared):
             grouping = p.grouping
             for (a, b), value in zip(pairs_of(grouping), values[g]):
                 labels = (grouping.labels[a], grouping.labels[b])
@@ -224,8 +229,9 @@ def _evaluate(prepared, epsilons, options):
                 if worst is None or value > worst[0]:
                     worst = (value, g, a, b)
         _, g, a, b = worst
-        grouping = prepared[g].grouping
-        out = _pair(pair_gap(prepared[g].sorted, a, b), epsilon, options)
+        p, domain = prepared[g]
+        grouping = p.grouping
+        out = _pair(pair_gap(p.sorted, a, b), epsilon, options, domain)
         labels = (grouping.labels[a], grouping.labels[b])
         results.append(
             MCDPResult(
@@ -257,6 +263,9 @@ def mcdp_details(
     combine="intersection",
     sample_weight=None,
     min_group_size=None,
+    domain=(0.0, 1.0),
+    class_agg="max",
+    classes=None,
 ):
     """MCDP(ε) and where it is attained: threshold or window, and which groups.
 
@@ -267,12 +276,16 @@ def mcdp_details(
     ----------
     y_true, y_score, sensitive_features, epsilon, method, sampling_frequency, rounding
         See :func:`mcdp`.
-    agg, combine, sample_weight, min_group_size
+    agg, combine, sample_weight, min_group_size, domain, class_agg, classes
         See :func:`mcdp`.
 
     Returns
     -------
     result : MCDPResult
+        Its ``window`` is in the scores' units. For class probabilities its
+        ``class_label`` names the worst class, whose pair, threshold and
+        window the other fields describe, and ``per_class`` holds each
+        class's own result; ``value`` is the ``class_agg`` over classes.
 
     See Also
     --------
@@ -289,6 +302,11 @@ def mcdp_details(
     ...                    epsilon=0.05)
     >>> res.value, res.window
     (0.2, (0.2, 0.30000000000000004))
+    >>> proba = [[.7, .3], [.6, .4], [.2, .8], [.1, .9]]
+    >>> res = mcdp_details(None, proba, sensitive_features=[0, 0, 1, 1],
+    ...                    classes=["no", "yes"], min_group_size=1)
+    >>> res.class_label, res.groups, res.threshold, sorted(res.per_class)
+    ('no', (0, 1), 0.2, ['no', 'yes'])
     """
     return _results(
         y_true,
@@ -303,7 +321,10 @@ def mcdp_details(
             sampling_frequency=sampling_frequency,
             rounding=rounding,
             agg=agg,
+            domain=domain,
         ),
+        class_agg=class_agg,
+        classes=classes,
     )[0]
 
 
@@ -321,6 +342,9 @@ def mcdp(
     combine="intersection",
     sample_weight=None,
     min_group_size=None,
+    domain=(0.0, 1.0),
+    class_agg="max",
+    classes=None,
 ):
     r"""Maximal cumulative-ratio disparity along predictions' ε-neighbourhoods.
 
@@ -329,30 +353,39 @@ def mcdp(
 
     .. math::
 
-        \mathrm{MCDP}(\epsilon) = \max_{y_0 \in [0, 1]}
-        \min_{\hat y \in [y_0 - \epsilon, y_0 + \epsilon] \cap [0, 1]}
+        \mathrm{MCDP}(\epsilon) = \max_{y_0 \in [lo, hi]}
+        \min_{\hat y \in [y_0 - \epsilon, y_0 + \epsilon] \cap [lo, hi]}
         |\hat F_0(\hat y) - \hat F_1(\hat y)|,
 
-    with :math:`\hat F_a` the empirical CDF of group *a*'s scores. MCDP(0) is
-    the two-sample Kolmogorov–Smirnov statistic; MCDP(ε) is non-increasing in
-    ε. Lower is fairer; the value lies in [0, 1].
+    with :math:`\hat F_a` the empirical CDF of group *a*'s scores and
+    ``[lo, hi]`` the ``domain``, [0, 1] for scores as in the paper. MCDP(0)
+    is the two-sample Kolmogorov–Smirnov statistic; MCDP(ε) is
+    non-increasing in ε. Lower is fairer; the value lies in [0, 1] (a
+    difference of two CDFs, whatever the scores' units).
 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,) or None
         Ignored, as in :func:`~skfair.metrics.delta_dp` (length checked if given).
-    y_score : array-like of shape (n_samples,)
-        Scores, e.g. positive-class probabilities. For ε > 0 they must lie in
-        [0, 1]; for ε = 0 any finite reals are accepted.
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Scores, e.g. positive-class probabilities, or real-valued predictions
+        (a regressor's). For ε > 0 they must lie in ``domain``; for ε = 0
+        any finite reals are accepted (the domain does not enter). A 2-D
+        array (or DataFrame) holds class probabilities, one column per class
+        (``predict_proba``): each class's column is scored one-vs-rest and
+        the per-class values are aggregated by ``class_agg``. They must lie
+        in [0, 1]; rows need not sum to 1 exactly (each column is a score).
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
         Group labels (any hashable values). Several attributes are combined
         as ``combine`` says.
     epsilon : float, default=0.0
-        The neighbourhood radius ε >= 0.
+        The neighbourhood radius ε >= 0, in the scores' units (for
+        real-valued predictions, e.g. a fraction of their range or of the
+        target's standard deviation).
     method : {"exact", "approx"}, default="exact"
         "exact" computes Eq. 4 exactly in O(N log N) time and O(N) memory;
-        "approx" is the paper's Algorithm 2 (probes ``np.arange(0, 1, δ)``,
-        δ = ε/K), which never under-estimates the exact value.
+        "approx" is the paper's Algorithm 2 (probes ``np.arange(lo, hi,
+        δ)``, δ = ε/K), which never under-estimates the exact value.
     sampling_frequency : int, default=32
         K of Algorithm 2 (``method="approx"`` only).
     rounding : {"exact", "float"}, default="exact"
@@ -362,6 +395,22 @@ def mcdp(
     agg, combine, sample_weight, min_group_size
         As in :func:`~skfair.metrics.delta_dp` (the weights give weighted
         ECDFs).
+    domain : tuple of (float, float) or None, default=(0.0, 1.0)
+        The interval ``[lo, hi]`` the ε-neighbourhoods are clipped to (the
+        paper's [0, 1] for scores). None takes the observed range ``[min,
+        max]`` of the compared predictions (those of positive weight in the
+        groups kept by ``min_group_size``; with ``combine="marginal"``, of
+        each attribute);
+        a pair ``(lo, hi)`` of finite reals, ``lo < hi``, must hold every
+        prediction when ε > 0. The clipping is exact (the scores are never
+        rescaled, so ties stay ties). Ignored for ε = 0.
+    class_agg : {"max", "mean"}, default="max"
+        For class probabilities: the worst class's MCDP(ε) ("max") or the
+        mean over classes ("mean", macro). Ignored for 1-D scores.
+    classes : sequence or None, default=None
+        For class probabilities, the label of each column (reported by
+        :func:`mcdp_details`); None takes a DataFrame's columns, else
+        ``0 .. n_classes - 1``.
 
     Returns
     -------
@@ -371,8 +420,9 @@ def mcdp(
     Raises
     ------
     ValueError
-        On NaN or infinite scores, scores outside [0, 1] when ε > 0, fewer
-        than two groups, mismatched lengths, or invalid parameters.
+        On NaN or infinite scores, scores outside ``domain`` when ε > 0, an
+        invalid ``domain``, fewer than two groups, mismatched lengths, or
+        invalid parameters.
 
     See Also
     --------
@@ -383,8 +433,8 @@ def mcdp(
     Notes
     -----
     The exact algorithm sorts the scores once, evaluates the CDF gap at every
-    distinct score (the breakpoints of the step function, plus 0 and 1), and
-    finds the best window with a linear-time max–min sweep (see
+    distinct score (the breakpoints of the step function, plus the domain's
+    ends), and finds the best window with a linear-time max–min sweep (see
     ``skfair/metrics/_kernels/_windows.py``). It differs from the paper's published
     code (its Algorithm 4), which needs O(N²) memory, calls ``np.max(a, b)``
     (treating ``b`` as an axis), decides window membership with the rounded
@@ -410,6 +460,24 @@ def mcdp(
     0.2
     >>> mcdp(None, y0 + y1, sensitive_features=s, epsilon=0.05, method="approx")
     0.4
+
+    Real-valued predictions (here in thousands) take ``domain=None``:
+
+    >>> salaries = [31.0, 42.5, 38.0, 55.0, 47.0, 36.0, 61.0, 58.5, 49.0, 70.0]
+    >>> mcdp(None, salaries, sensitive_features=s, epsilon=2.0, domain=None)
+    0.4
+
+    Class probabilities (``predict_proba`` of a 3-class model): the worst
+    class, or the mean over classes:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> proba = rng.dirichlet([2, 2, 2], size=60)
+    >>> groups = np.repeat([0, 1], 30)
+    >>> round(mcdp(None, proba, sensitive_features=groups), 4)
+    0.3333
+    >>> round(mcdp(None, proba, sensitive_features=groups, class_agg="mean"), 4)
+    0.2889
     """
     return _results(
         y_true,
@@ -424,8 +492,11 @@ def mcdp(
             sampling_frequency=sampling_frequency,
             rounding=rounding,
             agg=agg,
+            domain=domain,
         ),
         details=False,
+        class_agg=class_agg,
+        classes=classes,
     )[0]
 
 
@@ -443,18 +514,22 @@ def mcdp_curve(
     combine="intersection",
     sample_weight=None,
     min_group_size=None,
+    domain=(0.0, 1.0),
+    class_agg="max",
+    classes=None,
 ):
     """MCDP(ε) for a sequence of ε, sorting the scores only once.
 
     Parameters
     ----------
     epsilons : array-like of float
-        The radii, each >= 0 (> 0 for ``method="approx"``); the scores must lie
-        in [0, 1] if any is > 0.
+        The radii, each >= 0 (> 0 for ``method="approx"``), in the scores'
+        units; the scores must lie in ``domain`` if any is > 0.
     y_true, y_score, sensitive_features, method, sampling_frequency, rounding
         See :func:`mcdp`.
-    agg, combine, sample_weight, min_group_size
-        See :func:`mcdp`.
+    agg, combine, sample_weight, min_group_size, domain, class_agg, classes
+        See :func:`mcdp` (for class probabilities, each ε's value is the
+        ``class_agg`` of the classes' values at that ε).
 
     Returns
     -------
@@ -484,7 +559,10 @@ def mcdp_curve(
             sampling_frequency=sampling_frequency,
             rounding=rounding,
             agg=agg,
+            domain=domain,
         ),
         details=False,
+        class_agg=class_agg,
+        classes=classes,
     )
     return np.array(values)

@@ -13,6 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._multiclass_rates import (
+    multiclass_equalized_odds_difference,
+    multiclass_false_positive_rate_difference,
+    multiclass_selection_rate_difference,
+    multiclass_true_positive_rate_difference,
+)
 from ._rates import (
     demographic_parity_difference,
     demographic_parity_ratio,
@@ -37,14 +43,26 @@ RATE_SCORER_METRICS = {
         true_positive_rate_ratio,
         false_positive_rate_difference,
         false_positive_rate_ratio,
+        multiclass_selection_rate_difference,
+        multiclass_true_positive_rate_difference,
+        multiclass_false_positive_rate_difference,
+        multiclass_equalized_odds_difference,
     )
 }
 RATE_METRIC_ERROR = (
     "metric must be one of {names} (or one of those functions); got {metric!r}."
 )
 AGG_ONLY_ERROR = (
-    "agg applies to the equalized_odds_* metrics only; got agg={agg!r} with "
-    "metric={metric!r}."
+    "agg applies to the equalized_odds_* and multiclass_* metrics only; got "
+    "agg={agg!r} with metric={metric!r}."
+)
+MULTICLASS_ONLY_ERROR = (
+    "{option} applies to the multiclass_* metrics only; got {option}={value!r} "
+    "with metric={metric!r}."
+)
+BINARY_ONLY_ERROR = (
+    "{option} applies to the binary rate metrics only; the multiclass_* "
+    "metrics compare every class ({option}={value!r} with metric={metric!r})."
 )
 _PROBE_PRED = np.array([0, 1, 1, 1, 0, 1])
 
@@ -67,8 +85,20 @@ class _RateScorer(_FairnessScorer):
 
     def __init__(self, factory, params):
         name = params["metric"]
-        if "agg" in params and not name.startswith("equalized_odds"):
+        multiclass = name.startswith("multiclass_")
+        if "agg" in params and not (multiclass or name.startswith("equalized_odds")):
             raise ValueError(AGG_ONLY_ERROR.format(agg=params["agg"], metric=name))
+        for option in ("class_agg", "labels"):
+            if option in params and not multiclass:
+                raise ValueError(
+                    MULTICLASS_ONLY_ERROR.format(
+                        option=option, value=params[option], metric=name
+                    )
+                )
+        if multiclass:
+            _check_binary_defaults(params, name)
+            params = {k: v for k, v in params.items() if k != "method"}
+        self._multiclass_labels = multiclass
         super().__init__(factory, RATE_SCORER_METRICS[name], params)
         self._sign = 1 if name.endswith("_ratio") else -1
         self.greater_is_better = name.endswith("_ratio")
@@ -79,7 +109,20 @@ class _RateScorer(_FairnessScorer):
     def _probe_args(self, y):
         return y.astype(np.int8), _PROBE_PRED
 
+    def _probe(self, kwargs):
+        # the probe's labels are 0 and 1, not the classes ``labels`` names
+        super()._probe({k: v for k, v in kwargs.items() if k != "labels"})
+
+    def _response(self, estimator, X):
+        if self._multiclass_labels:  # the predicted labels, every class
+            return np.asarray(estimator.predict(X)), None
+        return super()._response(estimator, X)
+
     def _value(self, X, y_true, y_score, pos_label, sensitive_features, kwargs):
+        if self._multiclass_labels:
+            return self._metric(
+                y_true, y_score, sensitive_features=sensitive_features, **kwargs
+            )
         # positive_class_scores gave the 0/1 indicator of the positive class;
         # the true labels are turned into the same indicator.
         truth = (y_true == pos_label).astype(np.int8)
@@ -87,6 +130,17 @@ class _RateScorer(_FairnessScorer):
         return self._metric(
             truth, pred, sensitive_features=sensitive_features, pos_label=1, **kwargs
         )
+
+
+def _check_binary_defaults(params, name):
+    """Refuse the binary metrics' ``pos_label`` and ``method`` for a multiclass one."""
+    for option, default in (("pos_label", None), ("method", "between_groups")):
+        if params.get(option, default) != default:
+            raise ValueError(
+                BINARY_ONLY_ERROR.format(
+                    option=option, value=params[option], metric=name
+                )
+            )
 
 
 def make_rate_scorer(
@@ -97,6 +151,8 @@ def make_rate_scorer(
     method="between_groups",
     agg=None,
     min_group_size=None,
+    class_agg=None,
+    labels=None,
 ):
     """Make a scorer of a fairlearn-style rate metric of hard predictions.
 
@@ -105,9 +161,15 @@ def make_rate_scorer(
     ``"demographic_parity_ratio"``, ``"equalized_odds_difference"``,
     ``"equalized_odds_ratio"``, ``"true_positive_rate_difference"``,
     ``"true_positive_rate_ratio"``, ``"false_positive_rate_difference"``,
-    ``"false_positive_rate_ratio"``. They share every option but ``agg``,
+    ``"false_positive_rate_ratio"``, and the multiclass ones
+    (``"multiclass_selection_rate_difference"``,
+    ``"multiclass_true_positive_rate_difference"``,
+    ``"multiclass_false_positive_rate_difference"``,
+    ``"multiclass_equalized_odds_difference"``), which score a multiclass
+    ``predict`` against the true labels of every class (``pos_label`` and
+    ``method`` are the binary metrics' options). They share their options,
     so one factory keyed by the name a fairlearn user already knows
-    replaces eight factories with one signature.
+    replaces a factory per metric.
 
     The sign follows scikit-learn's convention that a greater score is
     better. A ``*_difference`` is 0 at parity and smaller is fairer, so the
@@ -131,11 +193,18 @@ def make_rate_scorer(
         ``estimator.predict`` are both read as "is the positive class".
     method : {"between_groups", "to_overall"}, default="between_groups"
         Passed to the metric (fairlearn's option).
-    agg : {"worst_case", "mean"} or None, default=None
-        For the ``equalized_odds_*`` metrics only: None is the metric's
-        default, ``"worst_case"``.
+    agg : {"worst_case", "mean"}, {"max", "mean"} or None, default=None
+        For the ``equalized_odds_*`` metrics (``"worst_case"`` or
+        ``"mean"``) and the ``multiclass_*`` ones (over pairs of groups,
+        ``"max"`` or ``"mean"``) only: None is the metric's default.
     min_group_size : int or None, default=None
         Passed to the metric.
+    class_agg : {"max", "mean"} or None, default=None
+        For the ``multiclass_*`` metrics only: the worst class or the mean
+        over classes (None: the metric's default, "max").
+    labels : sequence or None, default=None
+        For the ``multiclass_*`` metrics only: the classes compared (None:
+        those of the data).
 
     Returns
     -------
@@ -163,6 +232,15 @@ def make_rate_scorer(
     >>> scores = cross_val_score(LogisticRegression(), X, y, scoring=scorer)
     >>> bool(((-1 <= scores) & (scores <= 0)).all())
     True
+
+    A multiclass model's ``predict``, every class compared:
+
+    >>> y3 = X["x"] % 3 + (X["g"] * (X["x"] > 4))
+    >>> scorer = make_rate_scorer("multiclass_selection_rate_difference",
+    ...                           sensitive="g")
+    >>> scores = cross_val_score(LogisticRegression(), X, y3, scoring=scorer)
+    >>> bool(((-1 <= scores) & (scores <= 0)).all())
+    True
     """
     name = _metric_name(metric)
     params = {
@@ -174,4 +252,8 @@ def make_rate_scorer(
     }
     if agg is not None:
         params["agg"] = agg
+    if class_agg is not None:
+        params["class_agg"] = class_agg
+    if labels is not None:
+        params["labels"] = labels
     return _RateScorer(make_rate_scorer, params)

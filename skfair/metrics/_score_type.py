@@ -3,9 +3,11 @@
 ``"probability"`` (the default) takes scores as they are; ``"logit"`` maps
 them through the sigmoid (:func:`scipy.special.expit`) first, a ΔDP_b
 ``threshold`` too (it is given in logit units); ``"margin"`` keeps their
-scale, and refuses the metrics that need scores in [0, 1] (ABPC, MCDP(ε)
-with ε > 0, ABCC with ``method="grid"``, the DKW interval of ABCC and ΔDP_c)
-rather than compute them wrong.
+scale, and refuses the metrics that need scores in [0, 1] (ABPC and MCDP(ε)
+with ε > 0 on their default ``domain=(0.0, 1.0)``, ABCC with
+``method="grid"``, the DKW interval of ABCC and ΔDP_c) rather than compute
+them wrong. ABPC and MCDP(ε) with another ``domain`` (None: the observed
+range) accept any real scores, margins included.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from __future__ import annotations
 from scipy.special import expit
 
 from ..utils import check_scores
-from ._distribution import GRID_REASON
+from ._base import UNIT_DOMAIN
+from ._distribution import ABPC_REASON, GRID_REASON
 from ._mcdp import UNIT_INTERVAL_REASON
 
 SCORE_TYPES = ("probability", "logit", "margin")
@@ -21,12 +24,17 @@ SCORE_TYPE_ERROR = (
     "score_type must be 'probability', 'logit' or 'margin'; got {value!r}."
 )
 RAW_SCORES_HINT = "pass score_type='logit' or 'margin' for raw scores"
-ABPC_REASON = "ABPC, whose densities are integrated over [0, 1]"
+DKW_REASON = (
+    "a DKW interval of {metric}, which integrates the CDF gap over [0, 1] (a "
+    "known bounded support; for real-valued predictions use method='band' "
+    "or 'bootstrap')"
+)
 MARGIN_ERROR = (
     "metric={metric!r} with {options} is not applicable to score_type="
     "'margin': it needs scores in [0, 1] ({reason}). Margins keep their "
-    "scale for MCDP(0), ABCC and ΔDP; map them to probabilities first (or "
-    "pass score_type='logit' if they are logits)."
+    "scale for MCDP(0), ABCC and ΔDP, and for MCDP(epsilon) and ABPC with "
+    "domain=None (the observed range) or domain=(lo, hi); map them to "
+    "probabilities first (or pass score_type='logit' if they are logits)."
 )
 
 
@@ -38,18 +46,31 @@ def check_score_type(score_type):
 
 
 def unit_interval_reason(metric, options, dkw=False):
-    """Why a metric (with these options) needs scores in [0, 1], or None."""
-    if metric == "abpc":
+    """Why a metric (with these options) needs scores in [0, 1], or None.
+
+    ABPC and MCDP(ε > 0) need them only on their default ``domain``
+    (``(0.0, 1.0)``); with another domain the metric checks its own.
+    """
+    unit = _is_unit_domain(options.get("domain", UNIT_DOMAIN))
+    if metric == "abpc" and unit:
         return ABPC_REASON
-    if metric == "mcdp" and (options.get("epsilon") or 0.0) > 0.0:
+    if metric == "mcdp" and unit and (options.get("epsilon") or 0.0) > 0.0:
         return UNIT_INTERVAL_REASON
     if metric == "abcc" and options.get("method") == "grid":
         return GRID_REASON
     if dkw and (
         metric == "abcc" or (metric == "delta_dp" and options.get("threshold") is None)
     ):
-        return f"a DKW interval of {metric}, which integrates the CDF gap over [0, 1]"
+        return DKW_REASON.format(metric=metric)
     return None
+
+
+def _is_unit_domain(domain):
+    """Whether ``domain`` is [0, 1] (an invalid one is the metric's to refuse)."""
+    try:
+        return domain is not None and tuple(map(float, domain)) == UNIT_DOMAIN
+    except (TypeError, ValueError):
+        return False
 
 
 def scores_for(y_score, metric, metric_params, score_type, dkw=False):

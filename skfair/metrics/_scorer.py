@@ -16,6 +16,12 @@ The scorers are plain callables on scikit-learn's public API (routing needs
 only ``get_metadata_routing`` and ``set_score_request``; the latter takes
 ``sample_weight`` where the metric does). Each factory takes the options of
 its metric and checks them at once on a six-sample probe.
+
+On a regressor (:func:`sklearn.base.is_regressor`, e.g. ``Ridge``,
+``LGBMRegressor`` or a pipeline ending in one) every scorer scores its
+real-valued ``predict(X)``, whatever ``response_method`` says; MCDP(ε > 0)
+and ABPC then take ``domain=None`` (the predictions' observed range) or a
+``domain=(lo, hi)`` in the target's units.
 """
 
 from __future__ import annotations
@@ -25,24 +31,20 @@ import warnings
 
 import numpy as np
 import sklearn
-from sklearn.base import clone
-from sklearn.exceptions import NotFittedError
+from sklearn.base import is_regressor
 from sklearn.utils.metadata_routing import MetadataRequest
-from sklearn.utils.validation import check_is_fitted
 
 from ..utils import (
     check_min_group_size,
     check_sensitive_spec,
-    drop_sensitive,
-    is_dataframe,
-    non_numeric_columns,
-    numeric_array,
     positive_class_scores,
     select_sensitive,
 )
+from ._base import UNIT_DOMAIN
 from ._distribution import abcc, abpc, delta_dp
 from ._hfm import hfm
 from ._mcdp import mcdp
+from ._multiclass import check_class_agg
 
 MISSING_SENSITIVE_ERROR = (
     "{scorer} has no sensitive attribute: either build it with sensitive=<column "
@@ -58,13 +60,13 @@ ROUTING_OFF_ERROR = (
     "sklearn.set_config(enable_metadata_routing=True)."
 )
 REQUEST_ERROR = "{scorer} cannot receive {params} as metadata; it accepts {allowed}."
-HFM_KIND_ERROR = "kind must be 'avg', 'max' or 'prev'; got {kind!r}."
-HFM_FEATURES_ERROR = (
-    "make_hfm_scorer: the non-sensitive features of X must be numeric for "
-    "HFM's distances; got non-numeric column(s) {columns}. Pass transform= "
-    "(e.g. a fitted encoder, or a callable) to encode them."
+MULTICLASS_RESPONSE_ERROR = (
+    "{scorer} scores a {n_classes}-class {estimator} on all its classes "
+    "(pos_label=None) through predict_proba, or predict (the indicator of "
+    "each predicted class); got response_method={methods!r}, of which "
+    "{estimator} has none. Pass pos_label=<class> to score one class's "
+    "{methods!r} against the rest."
 )
-
 #: Response methods each metric may score. decision_function (unbounded
 #: margins) only where the metric is invariant to increasing maps: MCDP(0).
 _RESPONSES = {
@@ -89,6 +91,9 @@ class _FairnessScorer:
     _OWN = ("sensitive", "response_method", "pos_label")
     #: The scorer returns ``_sign * metric``: -1 when smaller is fairer.
     _sign = -1
+    #: Whether a classifier of more than two classes is scored on all its
+    #: classes when ``pos_label`` is None (class probabilities, ``class_agg``).
+    _multiclass = True
 
     def __init__(self, factory, metric, params):
         self._factory, self._metric, self._params = factory, metric, dict(params)
@@ -97,10 +102,13 @@ class _FairnessScorer:
         if self._sensitive is not None:
             check_sensitive_spec(self._sensitive)  # fail at construction on a bad spec
         check_min_group_size(self._kwargs["min_group_size"])
+        if "class_agg" in self._kwargs:
+            check_class_agg(self._kwargs["class_agg"])
         self._probe({**self._kwargs, "min_group_size": None})  # groups of 3
         value = params.get("response_method", "predict")
         allowed = self._allowed_responses()
-        if self._kwargs.get("epsilon", 0) != 0:  # ε > 0 needs scores in [0, 1]
+        if self._unit_domain() and self._kwargs.get("epsilon", 0) != 0:
+            # ε > 0 on the default domain needs scores in [0, 1]
             allowed = tuple(a for a in allowed if a != "decision_function")
         self._methods = (value,) if isinstance(value, str) else tuple(value)
         if not self._methods or not set(self._methods) <= set(allowed):
@@ -112,7 +120,16 @@ class _FairnessScorer:
         self._request = {"sensitive_features": True} if self._sensitive is None else {}
 
     def _allowed_responses(self):
-        return _RESPONSES[self._metric]
+        allowed = _RESPONSES[self._metric]
+        if "domain" in self._kwargs and not self._unit_domain():
+            # margins have a domain of their own (None: their range)
+            allowed = (*allowed, "decision_function")
+        return tuple(dict.fromkeys(allowed))
+
+    def _unit_domain(self):
+        """Whether the metric's ``domain`` (if it has one) is [0, 1]."""
+        domain = self._kwargs.get("domain", UNIT_DOMAIN)
+        return isinstance(domain, (tuple, list)) and tuple(domain) == UNIT_DOMAIN
 
     def _probe(self, kwargs):
         """Run the metric on six made-up samples: bad options raise here."""
@@ -122,6 +139,13 @@ class _FairnessScorer:
             self._metric(*args, sensitive_features=_PROBE_GROUP, **kwargs)
 
     def _probe_args(self, y):
+        domain = self._kwargs.get("domain")
+        if isinstance(domain, (tuple, list)) and len(domain) == 2:
+            try:  # probe scores inside a domain (lo, hi); a bad one raises later
+                lo, hi = float(domain[0]), float(domain[1])
+                return y, lo + _PROBE_SCORE * (hi - lo)
+            except (TypeError, ValueError):
+                pass
         return y, _PROBE_SCORE
 
     def __repr__(self):
@@ -136,17 +160,52 @@ class _FairnessScorer:
     def _response(self, estimator, X):
         """The scored output of ``estimator`` on ``X``, and the positive label.
 
-        :func:`~skfair.utils.positive_class_scores` with the scorer's methods
-        and ``pos_label``: the positive class's probability, its margin, or
-        its 0/1 indicator for hard predictions; without ``classes_`` (a
-        regressor) the output as is.
+        A regressor's ``predict(X)`` (its real-valued predictions, with no
+        positive label); else :func:`~skfair.utils.positive_class_scores`
+        with the scorer's methods and ``pos_label``: the positive class's
+        probability, its margin, or its 0/1 indicator for hard predictions;
+        without ``classes_`` the output as is.
         """
+        if is_regressor(estimator):
+            return np.asarray(estimator.predict(X), dtype=np.float64).ravel(), None
+        classes = getattr(estimator, "classes_", None)
+        if (
+            self._multiclass
+            and self._params["pos_label"] is None
+            and classes is not None
+            and len(classes) > 2
+        ):
+            return self._class_scores(estimator, X, classes), None
         return positive_class_scores(
             estimator,
             X,
             response_method=self._methods,
             pos_label=self._params["pos_label"],
         )
+
+    def _class_scores(self, estimator, X, classes):
+        """``(n_samples, n_classes)`` class probabilities of a multiclass model.
+
+        ``predict_proba``, or for ``"predict"`` the one-hot indicator of the
+        predicted class (its per-class ΔDP_c is the gap of the rates of
+        predicting each class); ``decision_function`` margins are not
+        probabilities and are refused.
+        """
+        methods = [m for m in self._methods if m in ("predict_proba", "predict")]
+        method = next((m for m in methods if hasattr(estimator, m)), None)
+        if method is None:
+            raise ValueError(
+                MULTICLASS_RESPONSE_ERROR.format(
+                    scorer=repr(self),
+                    n_classes=len(classes),
+                    estimator=type(estimator).__name__,
+                    methods=self._methods,
+                )
+            )
+        response = np.asarray(getattr(estimator, method)(X))
+        if method == "predict":
+            response = response[:, None] == np.asarray(classes)[None, :]
+        return response.astype(np.float64)
 
     def _value(self, X, y_true, y_score, pos_label, sensitive_features, kwargs):
         return self._metric(
@@ -218,6 +277,9 @@ def make_mcdp_scorer(
     agg="max",
     combine="intersection",
     min_group_size=None,
+    domain=(0.0, 1.0),
+    class_agg="max",
+    classes=None,
 ):
     """Make a scorer returning −MCDP(ε) of the positive-class scores.
 
@@ -229,15 +291,33 @@ def make_mcdp_scorer(
     response_method : str or tuple of str, default="predict_proba"
         The estimator method scored (the first it has, for a tuple):
         ``"predict_proba"``, ``"predict"`` (the 0/1 indicator of the positive
-        class) or, for ε = 0 only, ``"decision_function"`` (MCDP(0) is
-        invariant to increasing maps; ε > 0 needs scores in [0, 1]).
+        class) or, for ε = 0 or a ``domain`` other than [0, 1] only,
+        ``"decision_function"`` (MCDP(0) is invariant to increasing maps;
+        ε > 0 on the default domain needs scores in [0, 1]). A regressor's
+        ``predict`` is scored whatever this says.
     pos_label : int, float, bool, str or None, default=None
         The positive class; None takes the greater of the estimator's two
-        ``classes_``. With more than two classes it is required and the
-        scorer compares that class against the rest.
+        ``classes_``. With more than two classes, None scores every class:
+        the metric of each column of ``predict_proba`` (one-vs-rest; with
+        ``response_method="predict"``, of the indicator of each predicted
+        class) aggregated by ``class_agg``; a class compares that class
+        against the rest alone.
     epsilon, method, sampling_frequency, rounding, agg, combine, min_group_size
         Passed to :func:`skfair.metrics.mcdp`, with its defaults, and checked
         when the scorer is made.
+    domain : tuple of (float, float) or None, default=(0.0, 1.0)
+        Passed to :func:`skfair.metrics.mcdp`: the interval the
+        ε-neighbourhoods are clipped to. For a regressor with ε > 0 pass
+        None (each test fold's observed range) or ``(lo, hi)`` in the
+        target's units, and ε in those units.
+    class_agg : {"max", "mean"}, default="max"
+        For a classifier of more than two classes scored with
+        ``pos_label=None``: the worst class's metric or the mean over classes
+        (see :func:`skfair.metrics.mcdp`). Ignored otherwise.
+    classes : sequence or None, default=None
+        Passed to the metric: labels of the probability columns (they name
+        the classes only; the score does not depend on them). None for the
+        estimator's ``classes_`` order.
 
     Returns
     -------
@@ -261,6 +341,15 @@ def make_mcdp_scorer(
     >>> scores = cross_val_score(LogisticRegression(), X, y, scoring=scorer)
     >>> bool(((-1 <= scores) & (scores <= 0)).all())
     True
+
+    On a regressor it scores ``predict``; ε is then in the target's units:
+
+    >>> from sklearn.linear_model import Ridge
+    >>> amounts = 100 * X["x"] + 50 * X["g"]
+    >>> scorer = make_mcdp_scorer(sensitive="g", epsilon=10.0, domain=None)
+    >>> scores = cross_val_score(Ridge(), X, amounts, scoring=scorer)
+    >>> bool(((-1 <= scores) & (scores <= 0)).all())
+    True
     """
     return _FairnessScorer(
         make_mcdp_scorer,
@@ -276,6 +365,9 @@ def make_mcdp_scorer(
             "agg": agg,
             "combine": combine,
             "min_group_size": min_group_size,
+            "domain": domain,
+            "class_agg": class_agg,
+            "classes": classes,
         },
     )
 
@@ -290,15 +382,19 @@ def make_abcc_scorer(
     agg="max",
     combine="intersection",
     min_group_size=None,
+    class_agg="max",
+    classes=None,
 ):
     """Make a scorer returning −ABCC of the positive-class probabilities.
 
     Parameters
     ----------
-    sensitive, pos_label
+    sensitive, pos_label, class_agg, classes
         See :func:`make_mcdp_scorer`.
     response_method : {"predict_proba", "predict"}, default="predict_proba"
         Probabilities, or the 0/1 indicator of the predicted positive class.
+        A regressor's ``predict`` is scored whatever this says (ABCC is then
+        the Wasserstein-1 distance in the target's units).
     method, n_points, agg, combine, min_group_size
         Passed to :func:`skfair.metrics.abcc`, with its defaults.
 
@@ -325,6 +421,8 @@ def make_abcc_scorer(
             "agg": agg,
             "combine": combine,
             "min_group_size": min_group_size,
+            "class_agg": class_agg,
+            "classes": classes,
         },
     )
 
@@ -340,17 +438,26 @@ def make_abpc_scorer(
     agg="max",
     combine="intersection",
     min_group_size=None,
+    domain=(0.0, 1.0),
+    class_agg="max",
+    classes=None,
 ):
     """Make a scorer returning −ABPC of the positive-class probabilities.
 
     Parameters
     ----------
-    sensitive, pos_label
+    sensitive, pos_label, class_agg, classes
         See :func:`make_mcdp_scorer`.
     response_method : {"predict_proba"}, default="predict_proba"
-        Probabilities only: a density of hard 0/1 predictions means nothing.
+        Probabilities only: a density of hard 0/1 predictions means nothing
+        (``"decision_function"`` too with a ``domain`` other than [0, 1]). A
+        regressor's ``predict`` is scored whatever this says.
     bw_method, n_points, method, agg, combine, min_group_size
         Passed to :func:`skfair.metrics.abpc`, with its defaults.
+    domain : tuple of (float, float) or None, default=(0.0, 1.0)
+        Passed to :func:`skfair.metrics.abpc`: where the densities are
+        integrated. For a regressor pass None (the real line) or ``(lo,
+        hi)`` in the target's units.
 
     Returns
     -------
@@ -376,6 +483,9 @@ def make_abpc_scorer(
             "agg": agg,
             "combine": combine,
             "min_group_size": min_group_size,
+            "domain": domain,
+            "class_agg": class_agg,
+            "classes": classes,
         },
     )
 
@@ -389,17 +499,21 @@ def make_delta_dp_scorer(
     agg="max",
     combine="intersection",
     min_group_size=None,
+    class_agg="max",
+    classes=None,
 ):
     """Make a scorer returning −ΔDP (mean-score gap, or positive-rate gap).
 
     Parameters
     ----------
-    sensitive, pos_label
+    sensitive, pos_label, class_agg, classes
         See :func:`make_mcdp_scorer`.
     response_method : {"predict_proba", "predict"}, default="predict_proba"
         ``"predict"`` scores the 0/1 indicator of the positive class among
         the estimator's own decisions (use it with ``threshold=None``): the
         gap of positive rates, whatever the labels ({-1, 1}, strings, ...).
+        A regressor's ``predict`` is scored whatever this says (ΔDP_c is
+        then the gap of mean predictions, in the target's units).
     threshold, agg, combine, min_group_size
         Passed to :func:`skfair.metrics.delta_dp`: ``threshold=None`` for
         ΔDP_c, a number ``t`` for ΔDP_b^t with decisions ``proba >= t``.
@@ -426,121 +540,7 @@ def make_delta_dp_scorer(
             "agg": agg,
             "combine": combine,
             "min_group_size": min_group_size,
-        },
-    )
-
-
-class _HFMScorer(_FairnessScorer):
-    """Scorer for HFM: hard predictions and the non-sensitive features of X."""
-
-    _OWN = _FairnessScorer._OWN + ("kind", "transform")
-
-    def __init__(self, factory, metric, params):
-        if params["kind"] not in ("avg", "max", "prev"):
-            raise ValueError(HFM_KIND_ERROR.format(kind=params["kind"]))
-        super().__init__(factory, metric, params)
-
-    def _probe_args(self, y):
-        return np.arange(12.0).reshape(6, 2), y, y[::-1]
-
-    def _features(self, X):
-        transform, sensitive = self._params["transform"], self._sensitive
-        if transform is None:
-            rest = X if sensitive is None else drop_sensitive(X, sensitive)
-        elif hasattr(transform, "fit_transform"):
-            try:
-                check_is_fitted(transform)
-                rest = transform.transform(X)
-            except NotFittedError:  # fit on the data being scored
-                rest = clone(transform).fit_transform(X)
-        else:
-            rest = transform(X)
-        if is_dataframe(rest):
-            bad = [name for name, _ in non_numeric_columns(rest)]
-            if bad:
-                raise TypeError(HFM_FEATURES_ERROR.format(columns=bad))
-            rest = numeric_array(rest)
-        rest = np.asarray(rest)
-        if rest.dtype.kind not in "biuf":
-            raise TypeError(HFM_FEATURES_ERROR.format(columns="(array)"))
-        return rest.astype(np.float64, copy=False)
-
-    def _value(self, X, y_true, y_score, pos_label, sensitive_features, kwargs):
-        y_true = (y_true == pos_label).astype(np.float64)
-        result = self._metric(
-            self._features(X),
-            y_true,
-            y_score,
-            sensitive_features=sensitive_features,
-            **kwargs,
-        )
-        kind = self._params["kind"]
-        return {"avg": result.df_avg, "max": result.df, "prev": result.df_prev}[kind]
-
-
-def make_hfm_scorer(
-    *,
-    sensitive=None,
-    pos_label=None,
-    kind="avg",
-    transform=None,
-    method="exact",
-    m1=25,
-    m2=None,
-    random_state=None,
-    min_group_size=None,
-):
-    """Make a scorer returning −HFM of the estimator's hard predictions.
-
-    HFM's points are ``[label, non-sensitive features]``: the scorer takes the
-    features from ``X`` minus the ``sensitive`` columns (or from
-    ``transform(X)``), the labels from ``y`` and ``estimator.predict(X)``,
-    both as the 0/1 indicator of the positive class.
-
-    Parameters
-    ----------
-    sensitive : str, int, list of str or int, or None, default=None
-        Sensitive column(s) of ``X``, or None for routed
-        ``sensitive_features`` (then all of ``X`` is used as features).
-    pos_label : int, float, bool, str or None, default=None
-        The positive class, as for :func:`make_mcdp_scorer`.
-    kind : {"avg", "max", "prev"}, default="avg"
-        Which degree: ``df_avg`` (average HFM), ``df`` (maximum HFM) or
-        ``df_prev`` (previous HFM) of :func:`skfair.metrics.hfm`.
-    transform : transformer or callable, default=None
-        Maps the scored ``X`` (all its columns) to the numeric non-sensitive
-        features, e.g. :func:`skfair.model_selection.make_hfm_encoder`,
-        which drops the sensitive columns, min-max scales and one-hot encodes.
-        A fitted transformer is applied as is; an unfitted one is cloned and
-        fitted on the data being scored (the test fold); a callable is
-        called. Without it, the features are ``X`` minus the ``sensitive``
-        columns, which must then be numeric.
-    method, m1, m2, random_state, min_group_size
-        Passed to :func:`skfair.metrics.hfm`, with its defaults.
-
-    Returns
-    -------
-    scorer : callable
-        Greater is better (it is −df).
-
-    Examples
-    --------
-    >>> from skfair.metrics import make_hfm_scorer
-    >>> make_hfm_scorer(sensitive="sex", kind="max")
-    make_hfm_scorer(sensitive='sex', kind='max')
-    """
-    return _HFMScorer(
-        make_hfm_scorer,
-        hfm,
-        {
-            "sensitive": sensitive,
-            "pos_label": pos_label,
-            "kind": kind,
-            "transform": transform,
-            "method": method,
-            "m1": m1,
-            "m2": m2,
-            "random_state": random_state,
-            "min_group_size": min_group_size,
+            "class_agg": class_agg,
+            "classes": classes,
         },
     )

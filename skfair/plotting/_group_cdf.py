@@ -29,6 +29,17 @@ MAX_COLOURED = 10
 CDF_LABEL = r"empirical CDF  $P(\mathrm{score} \leq t \mid \mathrm{group})$"
 
 
+def _short(x):
+    """A location on the score axis: 3 significant digits, no exponent below 1e7.
+
+    Scores in [0, 1] read as before (``0.25``); a regressor's predictions in
+    their units (``1,896``, not ``1.9e+03``).
+    """
+    if 1e3 <= abs(x) < 1e7:
+        return f"{x:,.0f}"
+    return f"{x:.3g}"
+
+
 def _min_gap_in_window(ecdf_a, ecdf_b, low, high):
     """Where in ``[low, high]`` the gap ``|F_a - F_b|`` is smallest.
 
@@ -196,11 +207,11 @@ class GroupCDFDisplay(_FairnessDisplayMixin):
         result = self.mcdp_result
         if result.threshold is not None:
             t = float(result.threshold)
-            return t, f"at t = {t:.3g}"
+            return t, f"at t = {_short(t)}"
         low, high = (float(v) for v in result.window)
         a, b = result.groups
         t = _min_gap_in_window(self.ecdfs[a], self.ecdfs[b], low, high)
-        return t, f"on [{low:.3g}, {high:.3g}]"
+        return t, f"on [{_short(low)}, {_short(high)}]"
 
     def _draw_group(self, ax, label, limits, max_points, t):
         """One group's step line; faded unless highlighted."""

@@ -1,5 +1,6 @@
-"""Post-processors that repair a fitted classifier's scores."""
+"""Post-processors that repair a classifier's scores or a regressor's predictions."""
 
 from ._threshold_invariant import ThresholdInvariantClassifier
+from ._threshold_invariant_regressor import ThresholdInvariantRegressor
 
-__all__ = ["ThresholdInvariantClassifier"]
+__all__ = ["ThresholdInvariantClassifier", "ThresholdInvariantRegressor"]

@@ -8,6 +8,15 @@ in the table (an atom). The barycentre's quantile function is the weighted
 mean of the groups' tables. A score is transported by reading its level in
 its group's CDF (a point of the jump, for an atom) and the barycentre's
 quantile at that level.
+
+The tables hold values on the real line, in the scores' own units (a
+probability, a decision value, a regressor's prediction): nothing here
+assumes [0, 1]. Where in an atom's jump a score lands is a *level* in
+[0, 1], so the tie-breaking needs no scale of the scores. It is the limit
+of the small uniform noise that Chzhen et al. (2020, Algorithm 1) add to
+every prediction: noise narrower than the gap between distinct values
+spreads an atom evenly over its jump, whatever its width in the scores'
+units.
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from ..utils import as_pandas_frame
 
@@ -53,22 +63,53 @@ def _cdf_bounds(table, levels, scores):
     ``table[-1]`` it is 1. O(n log m) for n scores and m levels.
     """
     lo = np.searchsorted(table, scores, side="left")
-    hi = np.searchsorted(table, scores, side="right")
-    atom = hi > lo  # the score equals table[lo:hi]
+    first = np.minimum(lo, table.shape[0] - 1)
+    atom = table[first] == scores  # the score equals table[lo:hi]
     # elsewhere strictly between two distinct table values, or outside
     value = np.interp(scores, table, levels, left=0.0, right=1.0)
-    left = np.where(atom, levels[np.minimum(lo, table.shape[0] - 1)], value)
-    right = np.where(atom, levels[hi - 1], value)
+    left = np.where(atom, levels[first], value)
+    right = value.copy()
+    hi = np.searchsorted(table, scores[atom], side="right")  # atoms only
+    right[atom] = levels[hi - 1]
     return left, right
+
+
+def _sparse_row_hashes(X):
+    """A 64-bit hash of each row of a sparse matrix, from its non-zero entries.
+
+    Each stored non-zero ``(column, value)`` is hashed and a row's hashes are
+    summed (modulo 2**64), so the result depends on the row's values alone,
+    not on how they are stored (order, duplicates, explicit zeros).
+    """
+    csr = sparse.csr_array(X, dtype=np.float64, copy=True)
+    csr.sum_duplicates()
+    csr.eliminate_zeros()
+    columns = pd.util.hash_array(csr.indices.astype(np.int64))
+    values = pd.util.hash_array(csr.data + 0.0)  # -0.0 and 0.0 alike
+    entries = columns * np.uint64(0x9E3779B97F4A7C15) ^ values
+    cumulative = np.concatenate([[np.uint64(0)], np.cumsum(entries, dtype=np.uint64)])
+    row_sums = cumulative[csr.indptr[1:]] - cumulative[csr.indptr[:-1]]
+    return row_sums + np.uint64(0x632BE59BD9B4E019)  # an empty row is not 0
 
 
 def _row_uniforms(X, seed):
     """Deterministic pseudo-random numbers in [0, 1), one per row of ``X``.
 
-    pandas' hash of each row's values, mixed with ``seed`` by the SplitMix64
-    finaliser: the same row always gets the same number, whichever other rows
-    are predicted with it and in whichever order.
+    pandas' hash of each row's values (of its non-zero entries for a sparse
+    matrix), mixed with ``seed`` by the SplitMix64 finaliser: the same row
+    always gets the same number, whichever other rows are predicted with it
+    and in whichever order.
     """
+    z = _sparse_row_hashes(X) if sparse.issparse(X) else _dense_row_hashes(X)
+    z = z + np.full_like(z, seed) * np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+
+def _dense_row_hashes(X):
+    """The 64-bit pandas hash of each row of an array or dataframe."""
     frame = as_pandas_frame(X)  # a dataframe of any library, or an array
     # One dtype per column whatever the other rows: a polars integer (boolean)
     # column reaches pandas as float (object) in a batch with a null, else as
@@ -80,12 +121,7 @@ def _row_uniforms(X, seed):
         if pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
     }
     frame = frame.astype(stable) if stable else frame
-    z = pd.util.hash_pandas_object(frame, index=False).to_numpy(dtype=np.uint64)
-    z = z + np.full_like(z, seed) * np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return (z >> np.uint64(11)).astype(np.float64) * 2.0**-53
+    return pd.util.hash_pandas_object(frame, index=False).to_numpy(dtype=np.uint64)
 
 
 @dataclass(frozen=True)
@@ -141,10 +177,16 @@ def fit_quantile_tables(scores, codes, *, n_groups, weights, n_quantiles, smooth
     tables : QuantileTables
     """
     levels = np.linspace(0.0, 1.0, n_quantiles)
-    pooled = _weighted_quantiles(scores, weights, levels)
     kept = codes >= 0
     sizes = np.bincount(codes[kept], weights=weights[kept], minlength=n_groups)
     present = np.flatnonzero(sizes > 0)
+    # One O(N log N) sort: every later (stable) sort then meets sorted runs,
+    # which timsort merges in linear time, and the ties keep their order
+    # (which matters only between ties of different weights).
+    equal = weights.size == 0 or np.all(weights == weights[0])
+    order = np.argsort(scores, kind=None if equal else "stable")
+    scores, codes, weights = scores[order], codes[order], weights[order]
+    pooled = _weighted_quantiles(scores, weights, levels)
     # the pooled table as pseudo-samples: one per level, `smoothing` in all
     # (with smoothing=0 their weight is 0 and _weighted_quantiles drops them)
     prior_weights = np.full(n_quantiles, smoothing / n_quantiles)

@@ -126,13 +126,19 @@ def route_fit_params(router, *, sample_weight, fit_params, frozen):
 
 
 def frozen_scores(estimator, X, *, classes, response_method):
-    """A frozen (fitted) estimator's scores on ``X``, its classes checked."""
+    """A frozen (fitted) estimator's scores on ``X``, its classes checked.
+
+    ``classes`` is None for a regressor (nothing to check).
+    """
     check_is_fitted(estimator)
-    fitted = np.asarray(estimator.classes_)
-    if fitted.shape != classes.shape or not np.all(fitted == classes):
-        raise ValueError(
-            FROZEN_CLASSES_ERROR.format(fitted=fitted.tolist(), given=classes.tolist())
-        )
+    if classes is not None:
+        fitted = np.asarray(estimator.classes_)
+        if fitted.shape != classes.shape or not np.all(fitted == classes):
+            raise ValueError(
+                FROZEN_CLASSES_ERROR.format(
+                    fitted=fitted.tolist(), given=classes.tolist()
+                )
+            )
     return positive_scores(getattr(estimator, response_method)(X), response_method)
 
 
@@ -147,13 +153,14 @@ def fit_deployed(
     fit_params,
     split_params,
     n_jobs,
+    classifier=True,
 ):
     """Fit the deployed model; score the training rows with it and out-of-fold.
 
     Parameters
     ----------
     estimator : estimator instance
-        The unfitted base classifier (cloned here).
+        The unfitted base model (cloned here).
     X, y : array-like
         The training data.
     calibration : {"oof", "in_sample"}
@@ -166,15 +173,19 @@ def fit_deployed(
         Parameters of the estimator's ``fit`` and of the splitter's ``split``.
     n_jobs : int or None
         Jobs fitting the cross-validation clones.
+    classifier : bool, default=True
+        Whether an int ``cv`` means stratified folds (a classifier) or plain
+        :class:`~sklearn.model_selection.KFold` (a regressor).
 
     Returns
     -------
     deployed : estimator
         ``estimator`` cloned and fitted on all of ``X``.
     oof : ndarray of shape (n_samples,) or None
-        The out-of-fold positive-class scores (None with "in_sample").
+        The out-of-fold scores (None with "in_sample"): the positive class's
+        for a classifier, the predictions for a regressor.
     own : ndarray of shape (n_samples,)
-        The deployed model's positive-class scores on ``X``.
+        The deployed model's scores on ``X``.
     """
     oof = None
     if calibration == "oof":
@@ -182,7 +193,7 @@ def fit_deployed(
             clone(estimator),
             X,
             y,
-            cv=check_cv(cv, y, classifier=True),
+            cv=check_cv(cv, y, classifier=classifier),
             method=response_method,
             n_jobs=n_jobs,
             params={**fit_params, **split_params},

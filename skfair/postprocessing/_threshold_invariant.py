@@ -7,7 +7,7 @@ decisions is the same in every group whatever threshold is used afterwards.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 from typing import ClassVar
 
 import numpy as np
@@ -17,50 +17,35 @@ from sklearn.base import (
     MetaEstimatorMixin,
     _fit_context,  # no public equivalent (parameter validation)
 )
-from sklearn.frozen import FrozenEstimator
-from sklearn.model_selection import check_cv
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import (  # no public equivalent
     HasMethods,
-    Interval,
     StrOptions,
-)
-from sklearn.utils.metadata_routing import (
-    MetadataRouter,
-    MethodMapping,
 )
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import (
     assert_all_finite,
     check_is_fitted,
-    check_random_state,
     column_or_1d,
     indexable,
-    validate_data,
 )
 
 from ..utils import (
-    SensitiveColumnsMixin,
     check_binary_target,
     check_binary_y,
     check_not_lazy,
     check_sample_weight_1d,
-    check_sensitive_features,
-    drop_unused_categories,
 )
-from ._barycentre import _row_uniforms, fit_quantile_tables, transport
-from ._calibration import (
-    calibration_scores,
-    fit_deployed,
-    frozen_scores,
-    route_fit_params,
+from ._repair import (
+    REPAIR_PARAMETER_CONSTRAINTS,
+    BarycentreRepairMixin,
+    check_fit_shape,
 )
-from ._groups import fit_groups, table_indices
 from ._response import has_response, positive_scores, resolve_response_method
 
 
 class ThresholdInvariantClassifier(
-    SensitiveColumnsMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
+    BarycentreRepairMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
 ):
     """Repair a binary classifier's scores to demographic parity at every threshold.
 
@@ -310,23 +295,13 @@ class ThresholdInvariantClassifier(
     """
 
     _parameter_constraints: ClassVar[dict] = {
+        **REPAIR_PARAMETER_CONSTRAINTS,
         "estimator": [
             HasMethods(["fit", "predict_proba"]),
             HasMethods(["fit", "decision_function"]),
         ],
-        "sensitive": [str, Integral, list, tuple],
-        "repair": [Interval(Real, 0, 1, closed="both")],
-        "cv": ["cv_object"],
         "threshold": [StrOptions({"auto"}), Real],
         "response_method": [StrOptions({"auto", "predict_proba", "decision_function"})],
-        "calibration": [StrOptions({"oof", "in_sample"})],
-        "n_quantiles": [Interval(Integral, 2, None, closed="left")],
-        "smoothing": [Interval(Real, 0, None, closed="left")],
-        "ties": [StrOptions({"random", "midrank"})],
-        "unseen_group": [StrOptions({"error", "pooled", "identity"})],
-        "min_group_size": [Interval(Integral, 1, None, closed="left"), None],
-        "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -361,16 +336,6 @@ class ThresholdInvariantClassifier(
         self.min_group_size = min_group_size
         self.n_jobs = n_jobs
         self.random_state = random_state
-
-    def _groups(self, X, *, fit=False):
-        """Encode the groups of ``X``; at fit, store ``left_out_groups_``."""
-        columns = drop_unused_categories(self._sensitive_columns(X))
-        if not fit:
-            return check_sensitive_features(columns).intersection()
-        grouping, self.left_out_groups_ = fit_groups(
-            columns, min_group_size=self.min_group_size
-        )
-        return grouping
 
     @_fit_context(
         # ThresholdInvariantClassifier.estimator is not validated yet
@@ -408,42 +373,21 @@ class ThresholdInvariantClassifier(
         except TypeError:  # unhashable labels: let the estimator reject X first
             grouping = None
         response_method = resolve_response_method(self.estimator, self.response_method)
-        frozen = isinstance(self.estimator, FrozenEstimator)
-        fit_params, split_params = route_fit_params(
-            self, sample_weight=sample_weight, fit_params=fit_params, frozen=frozen
+        self._fit_repair(
+            X,
+            y,
+            grouping=grouping,
+            sample_weight=sample_weight,
+            fit_params=fit_params,
+            response_method=response_method,
+            classes=classes,
         )
-        weights = np.ones(y.shape[0]) if sample_weight is None else sample_weight
-        if frozen:
-            self.estimator_, oof = self.estimator, None
-            own = frozen_scores(
-                self.estimator_, X, classes=classes, response_method=response_method
-            )
-        else:
-            self.estimator_, oof, own = fit_deployed(
-                self.estimator,
-                X,
-                y,
-                calibration=self.calibration,
-                cv=self.cv,
-                response_method=response_method,
-                fit_params=fit_params,
-                split_params=split_params,
-                n_jobs=self.n_jobs,
-            )
         self.classes_ = np.asarray(self.estimator_.classes_)
         self.response_method_ = response_method
         if self.threshold == "auto":
             self.threshold_ = 0.5 if response_method == "predict_proba" else 0.0
         else:
             self.threshold_ = float(self.threshold)
-        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-        self._hash_seed = int(seed)
-        if grouping is None:  # labels were unhashable and X passed the estimator
-            grouping = self._groups(X, fit=True)
-        scores, self.calibration_ = calibration_scores(oof, own, weights=weights, X=X)
-        if frozen:
-            self.calibration_ = "frozen"
-        self._fit_tables(scores, grouping, weights)
         return self
 
     def _check_fit_data(self, X, y, sample_weight):
@@ -451,14 +395,7 @@ class ThresholdInvariantClassifier(
 
         Returns ``(y, classes, sample_weight)``.
         """
-        # X is the estimator's to validate: here only its shape and names
-        validate_data(self, X, skip_check_array=True)
-        for axis, what in enumerate(("sample", "feature")):  # scikit-learn's text
-            if len(np.shape(X)) > axis and np.shape(X)[axis] == 0:
-                raise ValueError(
-                    f"Found array with 0 {what}(s) (shape={np.shape(X)}) while a "
-                    f"minimum of 1 is required by {type(self).__name__}."
-                )
+        check_fit_shape(self, X)
         y = column_or_1d(y, warn=True)
         if y.dtype.kind in "fc":
             assert_all_finite(y, input_name="y")
@@ -479,64 +416,14 @@ class ThresholdInvariantClassifier(
         -------
         routing : MetadataRouter
         """
-        return (
-            MetadataRouter(owner=self)
-            .add_self_request(self)
-            .add(
-                estimator=self.estimator,
-                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
-            )
-            .add(
-                splitter=check_cv(self.cv, classifier=True),
-                method_mapping=MethodMapping().add(caller="fit", callee="split"),
-            )
-        )
-
-    def _fit_tables(self, scores, grouping, weights):
-        """Store the groups' quantile tables and their barycentre."""
-        fitted = fit_quantile_tables(
-            scores,
-            grouping.codes,
-            n_groups=grouping.n_groups,
-            weights=weights,
-            n_quantiles=self.n_quantiles,
-            smoothing=self.smoothing,
-        )
-        # groups whose samples all have weight 0 get no table
-        self.groups_ = [grouping.labels[g] for g in fitted.groups]
-        self.group_weights_ = fitted.weights
-        self.quantile_levels_ = fitted.levels
-        self.quantiles_ = fitted.tables
-        self.pooled_quantiles_ = fitted.pooled
-        self.barycenter_ = fitted.barycentre
-        self._sensitive_name = grouping.name
+        return self._metadata_router()
 
     def _repaired_scores(self, X):
         check_is_fitted(self)
         # the estimator validates X first, with its own messages
         method = getattr(self.estimator_, self.response_method_)
         scores = positive_scores(method(X), self.response_method_)
-        validate_data(self, check_not_lazy(X), reset=False, skip_check_array=True)
-        table_index = table_indices(
-            self._groups(X),
-            groups=self.groups_,
-            left_out_groups=self.left_out_groups_,
-            unseen_group=self.unseen_group,
-            name=self._sensitive_name,
-        )
-        if self.ties == "random":
-            jitter = _row_uniforms(X, self._hash_seed)
-        else:
-            jitter = np.full(scores.shape[0], 0.5)
-        target = transport(
-            scores,
-            table_index,
-            tables=[*self.quantiles_, self.pooled_quantiles_],
-            levels=self.quantile_levels_,
-            barycentre=self.barycenter_,
-            jitter=jitter,
-        )
-        return (1.0 - self.repair) * scores + self.repair * target
+        return self._repair(X, scores)
 
     @available_if(has_response("predict_proba"))
     def predict_proba(self, X):

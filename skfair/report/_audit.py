@@ -11,7 +11,6 @@ matplotlib the page says so and keeps every table.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 
 import numpy as np
 from scipy.special import expit
@@ -36,9 +35,9 @@ from ._budget import check_resampling_cost
 from ._common import (
     AUDIT_DASK_X_ERROR,
     AUDIT_HFM_LABELS_ERROR,
-    AUDIT_PROGRESS_ERROR,
     AUDIT_SCORE_REASON,
     auto_resamples,
+    check_progress,
 )
 from ._compute import (
     audited_groupings,
@@ -46,6 +45,7 @@ from ._compute import (
     encode_labels,
     encoded_features,
     group_table,
+    margin_results,
     metrics_table,
     per_row_counts,
 )
@@ -59,16 +59,31 @@ from ._facts import (
     ThresholdPoint,
 )
 from ._headline import distribution_facts, finish_metrics, threshold_facts
+from ._multiclass import audit_multiclass
+from ._multiclass_inputs import multiclass_inputs, multiclass_settings
+from ._regression import (
+    audit_regression,
+    check_regression_options,
+    check_task,
+    detect_task,
+    regression_inputs,
+    regression_settings,
+)
 from ._report import AuditReport
 
 AUDIT_SCORE_TYPE_REASON = (
     f"{AUDIT_SCORE_REASON}, or pass score_type='logit' or 'margin' "
-    "(--score-type) for raw scores"
+    "(--score-type) for raw scores, or task='regression' (--task) for a "
+    "regressor's predictions"
 )
 AUDIT_DASK_SCORE_TYPE_ERROR = (
     "score_type={value!r} is not supported on Dask collections: map the "
     "scores to probabilities first (e.g. with scipy.special.expit over the "
     "partitions) and audit them with score_type='probability'."
+)
+AUDIT_DASK_REGRESSION_ERROR = (
+    "task={task!r} is not supported on Dask collections: audit an "
+    "in-memory sample (.sample(frac=...).compute())."
 )
 AUDIT_RAW_THRESHOLD_ERROR = (
     "threshold must be a finite real number (in the units of the "
@@ -81,9 +96,9 @@ def audit(
     y_score,
     *,
     sensitive_features,
-    threshold=0.5,
+    threshold="auto",
     X=None,
-    epsilon=0.05,
+    epsilon="auto",
     pos_label=None,
     confidence_level=0.95,
     n_resamples=None,
@@ -95,6 +110,8 @@ def audit(
     reference=None,
     progress=None,
     score_type="probability",
+    task=None,
+    classes=None,
 ):
     """Audit a model's scores: every fairness metric, its uncertainty, a report.
 
@@ -111,22 +128,30 @@ def audit(
     ----------
     y_true : array-like of shape (n_samples,) or None
         True binary labels; None audits the scores alone (no base rates,
-        counts, TPR, FPR, FNR, precision, trade-off or HFM).
+        counts, TPR, FPR, FNR, precision, trade-off or HFM). With
+        ``task="regression"``, the true targets (None: the predictions
+        alone, without errors).
     y_score : array-like of shape (n_samples,)
         Scores in [0, 1] (positive-class probabilities), or raw scores with
-        ``score_type``.
+        ``score_type``; with ``task="regression"``, a regressor's
+        predictions (any real numbers).
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
         Group labels; a DataFrame names its attributes.
-    threshold : float, default=0.5
+    threshold : float or "auto", default="auto"
         The decision threshold (decisions ``y_score >= threshold``), in the
         scores' own units: a logit with ``score_type="logit"`` (pass e.g. 0),
-        a margin with ``score_type="margin"``.
+        a margin with ``score_type="margin"``. "auto": 0.5 for a binary
+        classifier; none for a regressor (its report has facts at a
+        threshold, in the target's units, only when one is given).
     X : array-like or DataFrame of shape (n_samples, n_features), default=None
         The **non-sensitive** features; if given (with ``y_true``), HFM
         (:func:`skfair.metrics.hfm`) of the decisions is reported.
-    epsilon : float, default=0.05
+    epsilon : float or "auto", default="auto"
         The neighbourhood radius of the local MCDP(ε) reported beside
-        MCDP(0).
+        MCDP(0), in (0, 1) for scores; "auto" is 0.05. For a regressor, in
+        the target's units (any positive number), and "auto" is 5% of the
+        range of the predictions (3 significant digits); the report says
+        which ε was used and how it was chosen.
     pos_label : object or None, default=None
         The positive class of ``y_true``. None is allowed only for labels
         {0, 1}, {False, True} or {-1, 1} (the larger is positive); any other
@@ -191,6 +216,36 @@ def audit(
         intervals of ABCC and ΔDP_c are reported as not applicable, with the
         reason; render it with ``to_html(figures=False)`` (the MCDP(ε)
         curve needs [0, 1]). Not on Dask (map the scores first).
+    task : {"binary", "regression", "multiclass"} or None, default=None
+        What is audited. None detects it: "regression" when ``y_true`` is
+        numeric with more than two distinct values and the predictions
+        leave [0, 1] or the targets are not whole numbers (the report and
+        ``settings.task_reason`` say "task detected: regression (y_true has
+        N distinct numeric values)"), else "binary". A regression audit
+        reports the same distribution metrics on the predictions (ΔDP_c and
+        ABCC, the 1-Wasserstein distance, in the target's units; MCDP(0),
+        the Kolmogorov–Smirnov statistic, scale-free; MCDP(ε) and ABPC on
+        the observed range of the predictions), each group's prediction
+        quantiles (10%, 50%, 90%) and, with ``y_true``, its bias (mean
+        residual ``y_pred - y_true``), MAE and RMSE with intervals
+        (:func:`skfair.metrics.regression_group_table`) and their gaps
+        between groups; figures of the groups' prediction CDFs and
+        residuals. ``X``, ``pos_label``, ``score_type`` and Dask inputs are
+        for classifiers. "multiclass" (detected when ``y_true`` has three or
+        more class labels and ``y_score`` is a matrix with a column per class,
+        or labels of the same set; said as "task detected: multiclass (K
+        classes: ...)"): each class one-vs-rest, see ``classes``.
+    classes : array-like or None, default=None
+        For ``task="multiclass"``: the classes, in the order of the columns of
+        an ``(n_samples, n_classes)`` probability matrix ``y_score`` (a
+        DataFrame's columns are the classes; None: the sorted labels of
+        ``y_true``), or predicted labels. The report: per group and class,
+        the selection rate, its ratio to the reference and the one-vs-rest
+        TPR and FPR (:func:`skfair.metrics.multiclass_rate_table`), a
+        confusion matrix per group, the per-class gaps, the distribution
+        metrics of each class's probability column, per-class CDFs and a
+        heat map. The predicted class is the most probable (``threshold``
+        "auto"); ``X``, ``pos_label`` and ``score_type`` do not apply.
 
     Returns
     -------
@@ -268,39 +323,55 @@ def audit(
     True
     """
     score_type = check_score_type(score_type)
+    task = check_task(task)
     settings = _check_settings(
         threshold, epsilon, confidence_level, combine, min_group_size, title, reference
     )
-    settings = _score_settings(settings, score_type)
-    progress = _check_progress(progress)
+    progress = check_progress(progress)
     data = {"y_true": y_true, "y_score": y_score}
     data["sensitive_features"] = sensitive_features
-    if check_not_mixed({k: v for k, v in data.items() if v is not None}):
-        if X is not None:
-            raise ValueError(AUDIT_DASK_X_ERROR)
-        if score_type != "probability":
-            raise ValueError(AUDIT_DASK_SCORE_TYPE_ERROR.format(value=score_type))
-        return audit_dask(
-            y_true,
-            y_score,
-            sensitive_features=sensitive_features,
-            pos_label=pos_label,
-            settings=settings,
-            progress=progress,
+    dask = check_not_mixed({k: v for k, v in data.items() if v is not None})
+    if dask and task in ("regression", "multiclass"):
+        raise ValueError(AUDIT_DASK_REGRESSION_ERROR.format(task=task))
+    task, reason = detect_task(None if dask else y_true, y_score, task)  # Dask: given
+    if task == "regression":
+        check_regression_options(X=X, pos_label=pos_label, score_type=score_type)
+        scores, y = regression_inputs(y_true, y_score, sensitive_features)
+    elif task == "multiclass":
+        options = {"X": X, "pos_label": pos_label, "score_type": score_type}
+        data = multiclass_inputs(y_true, y_score, sensitive_features, classes, options)
+        scores = data.proba
+    else:
+        settings = _score_settings(settings, score_type)
+        if dask:
+            _check_dask(X, score_type)
+            return audit_dask(
+                y_true,
+                y_score,
+                sensitive_features=sensitive_features,
+                pos_label=pos_label,
+                settings=settings,
+                progress=progress,
+            )
+        check_same_index(
+            y_true=y_true, y_score=y_score, sensitive_features=sensitive_features, X=X
         )
-    check_same_index(
-        y_true=y_true, y_score=y_score, sensitive_features=sensitive_features, X=X
-    )
-    scores = _checked_scores(y_score, score_type)
+        scores = _checked_scores(y_score, score_type)
     n = scores.shape[0]
     # warns once about small groups (None), or checks that two groups remain
     sensitive_groupings(
-        sensitive_features,
-        n_samples=n,
-        combine=combine,
-        min_group_size=min_group_size,
+        sensitive_features, n_samples=n, combine=combine, min_group_size=min_group_size
     )
     resampling = _check_resampling(n, n_resamples, n_permutations, random_state)
+    if task == "regression":
+        settings = regression_settings(settings, scores, reason)
+        inputs = AuditInputs(scores, sensitive_features, y)
+        return audit_regression(inputs, settings, resampling, progress)
+    if task == "multiclass":
+        settings = multiclass_settings(settings, reason)  # checks the threshold
+        return audit_multiclass(
+            data, sensitive_features, settings, resampling, progress
+        )
     y, pos_label = (
         (None, None) if y_true is None else encode_labels(y_true, n, pos_label)
     )
@@ -309,6 +380,14 @@ def audit(
     settings = dataclasses.replace(settings, pos_label=pos_label)
     inputs = AuditInputs(scores, sensitive_features, y)
     return _audit_in_memory(inputs, X, settings, resampling, progress)
+
+
+def _check_dask(X, score_type):
+    """What Dask collections cannot be audited with."""
+    if X is not None:
+        raise ValueError(AUDIT_DASK_X_ERROR)
+    if score_type != "probability":
+        raise ValueError(AUDIT_DASK_SCORE_TYPE_ERROR.format(value=score_type))
 
 
 def _audit_in_memory(inputs, X, settings, resampling, progress):
@@ -354,7 +433,7 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
     )
     margin = settings.score_type == "margin"
     if margin:
-        results = _margin_results(results)
+        results = margin_results(results)
     tradeoff = advice = None
     if y is not None:
         progress("trade-off")
@@ -389,44 +468,6 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
     )
 
 
-class _Progress:
-    """The audit's ``progress``: phases, and the resampling's counter.
-
-    Called with each phase's name; :meth:`count` passes ``done=`` and
-    ``total=`` (resamples and permutations) to a callable that takes them.
-    """
-
-    def __init__(self, progress):
-        self.progress = progress
-        self.counts = progress is not None and _takes_counts(progress)
-
-    def __call__(self, phase):
-        if self.progress is not None:
-            self.progress(phase)
-
-    def count(self, done, total):
-        if self.counts:
-            self.progress("intervals and tests", done=done, total=total)
-
-
-def _takes_counts(progress):
-    """Whether ``progress`` accepts the keywords ``done`` and ``total``."""
-    try:
-        parameters = inspect.signature(progress).parameters.values()
-    except (TypeError, ValueError):  # a builtin without a signature
-        return False
-    names = {p.name for p in parameters if p.kind != p.POSITIONAL_ONLY}
-    kwargs = any(p.kind == p.VAR_KEYWORD for p in parameters)
-    return kwargs or {"done", "total"} <= names
-
-
-def _check_progress(progress):
-    """``progress`` as a :class:`_Progress`; a ValueError unless None or callable."""
-    if progress is not None and not callable(progress):
-        raise ValueError(AUDIT_PROGRESS_ERROR.format(value=progress))
-    return _Progress(progress)
-
-
 def _tradeoff(inputs, sensitive_features, settings, compared):
     """The trade-off on the audited groups, and the report's advice from it.
 
@@ -458,14 +499,15 @@ def _check_settings(
 ):
     """The audit's settings, validated, as the report records them.
 
-    ``threshold`` is checked by :func:`_score_settings`, as its range depends
-    on the score type.
+    ``threshold`` and ``epsilon`` are checked by :func:`_score_settings`
+    (or :func:`regression_settings`), as their ranges depend on the score
+    type and the task.
     """
     check_min_group_size(min_group_size)
     return Settings(
         title=title or "Fairness audit",
         threshold=threshold,
-        epsilon=check_fraction(epsilon, name="epsilon", closed=False),
+        epsilon=epsilon,
         confidence_level=check_confidence_level(confidence_level),
         combine=combine,
         min_group_size=min_group_size,
@@ -502,8 +544,14 @@ def _score_settings(settings, score_type):
 
     A logit threshold is kept as given (``score_threshold``) and its sigmoid,
     on the scale of the mapped scores, is the ``threshold`` every number is
-    computed at.
+    computed at. "auto" is 0.5 (ε: 0.05).
     """
+    epsilon = 0.05 if _is_auto(settings.epsilon) else settings.epsilon
+    settings = dataclasses.replace(
+        settings,
+        epsilon=check_fraction(epsilon, name="epsilon", closed=False),
+        threshold=0.5 if _is_auto(settings.threshold) else settings.threshold,
+    )
     value = settings.threshold
     if score_type == "probability":
         return dataclasses.replace(
@@ -526,30 +574,13 @@ def _score_settings(settings, score_type):
     )
 
 
+def _is_auto(value):
+    return isinstance(value, str) and value == "auto"
+
+
 def _checked_scores(y_score, score_type):
     """The scores as a float array: probabilities checked, logits mapped."""
     if score_type == "probability":
         return check_scores(y_score, unit_interval_for=AUDIT_SCORE_TYPE_REASON)
     scores = check_scores(y_score)
     return expit(scores) if score_type == "logit" else scores
-
-
-def _margin_results(results):
-    """Margin metrics without what assumes [0, 1].
-
-    The DKW intervals of ABCC and ΔDP_c (their CDF gap integrated over
-    [0, 1]) are dropped, and so is a "saturated statistic" verdict, which
-    takes 1 as their largest value.
-    """
-    out = []
-    for r in results:
-        if r.key in ("abcc", "delta_dp"):
-            saturated = (r.untestable_reason or "").startswith("saturated")
-            r = dataclasses.replace(
-                r,
-                dkw_low=float("nan"),
-                dkw_high=float("nan"),
-                untestable_reason=None if saturated else r.untestable_reason,
-            )
-        out.append(r)
-    return out

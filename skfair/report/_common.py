@@ -7,6 +7,7 @@ only :mod:`._facts` (records that import nothing).
 from __future__ import annotations
 
 import html
+import inspect
 import math
 import re
 
@@ -104,6 +105,59 @@ def metric_table(threshold, epsilon):
     ]
 
 
+def regression_metric_table(threshold, epsilon):
+    """The metrics of a regression audit: the same families on the real line.
+
+    ε is in the target's units and the MCDP(ε) windows (and ABPC's density)
+    live on the observed range of the predictions (``domain=None``); ΔDP_b
+    only at a threshold the user gave.
+    """
+    out = [MetricDefinition("delta_dp", "ΔDP_c (gap in mean prediction)", "delta_dp")]
+    if threshold is not None:
+        out.append(
+            MetricDefinition(
+                f"delta_dp@{threshold:g}",
+                f"ΔDP_b at t = {threshold:g} (gap in the share predicted ≥ t)",
+                "delta_dp",
+                {"threshold": threshold},
+            )
+        )
+    return out + [
+        MetricDefinition("abcc", "ABCC (area between CDFs: 1-Wasserstein)", "abcc"),
+        MetricDefinition(
+            "abpc",
+            "ABPC (area between densities)",
+            "abpc",
+            {"method": "binned", "domain": None},
+        ),
+        MetricDefinition("mcdp", "MCDP(0) (largest CDF gap: KS)", "mcdp"),
+        MetricDefinition(
+            f"mcdp@{epsilon:g}",
+            f"MCDP({epsilon:g}) (local CDF gap)",
+            "mcdp",
+            {"epsilon": epsilon, "domain": None},
+        ),
+    ]
+
+
+def multiclass_metric_table(epsilon):
+    """The metrics of each class of a multiclass audit, on its probability column.
+
+    As a classifier's, without ΔDP_b: the decision is the most probable
+    class, not a threshold on one column.
+    """
+    return [d for d in metric_table(0.5, epsilon) if not d.key.startswith("delta_dp@")]
+
+
+def report_metrics(settings):
+    """The :class:`MetricDefinition` of every metric of this audit's task."""
+    if settings.task == "multiclass":
+        return multiclass_metric_table(settings.epsilon)
+    if settings.task == "regression":
+        return regression_metric_table(settings.threshold, settings.epsilon)
+    return metric_table(settings.threshold, settings.epsilon)
+
+
 def counted(n, singular, plural=None):
     """``"1 person"``, ``"2 people"``: a count with its noun in the right number."""
     noun = singular if n == 1 else (plural or singular + "s")
@@ -181,6 +235,24 @@ def format_ratio(value):
     return f"{value:.3f}" if _finite(value) else "—"
 
 
+def format_target(value):
+    """A number in the target's units: 4 significant digits, no exponent.
+
+    Examples
+    --------
+    >>> format_target(18424.31), format_target(3.14159), format_target(-0.012345)
+    ('18,424', '3.142', '-0.01235')
+    """
+    if not (isinstance(value, (int, float)) and math.isfinite(value)):
+        return "—"
+    if value == 0:
+        return "0"
+    size = math.floor(math.log10(abs(value)))
+    if not -4 <= size < 9:
+        return f"{value:.4g}"
+    return f"{value:,.{max(0, 3 - size)}f}"
+
+
 def format_pvalue(p):
     if p is None or not math.isfinite(p):
         return "—"
@@ -198,3 +270,42 @@ def format_interval(low, high):
     if not (math.isfinite(low) and math.isfinite(high)):
         return "—"
     return f"[{low:.4f}, {high:.4f}]"
+
+
+# -- the audit's progress callable ---------------------------------------------------
+class _Progress:
+    """The audit's ``progress``: phases, and the resampling's counter.
+
+    Called with each phase's name; :meth:`count` passes ``done=`` and
+    ``total=`` (resamples and permutations) to a callable that takes them.
+    """
+
+    def __init__(self, progress):
+        self.progress = progress
+        self.counts = progress is not None and _takes_counts(progress)
+
+    def __call__(self, phase):
+        if self.progress is not None:
+            self.progress(phase)
+
+    def count(self, done, total):
+        if self.counts:
+            self.progress("intervals and tests", done=done, total=total)
+
+
+def _takes_counts(progress):
+    """Whether ``progress`` accepts the keywords ``done`` and ``total``."""
+    try:
+        parameters = inspect.signature(progress).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature
+        return False
+    names = {p.name for p in parameters if p.kind != p.POSITIONAL_ONLY}
+    kwargs = any(p.kind == p.VAR_KEYWORD for p in parameters)
+    return kwargs or {"done", "total"} <= names
+
+
+def check_progress(progress):
+    """``progress`` as a :class:`_Progress`; a ValueError unless None or callable."""
+    if progress is not None and not callable(progress):
+        raise ValueError(AUDIT_PROGRESS_ERROR.format(value=progress))
+    return _Progress(progress)

@@ -31,7 +31,12 @@ from ..utils import (
     parse_group_label,
     same_label,
 )
-from ._common import AUDIT_REFERENCE_ERROR, FEW_POSITIVES, FOUR_FIFTHS, metric_table
+from ._common import (
+    AUDIT_REFERENCE_ERROR,
+    FEW_POSITIVES,
+    FOUR_FIFTHS,
+    report_metrics,
+)
 from ._facts import MetricResult, TableReference
 
 MARGIN_NOT_APPLICABLE = (
@@ -393,7 +398,7 @@ def check_metrics(scores, sensitive_features, settings):
         "combine": settings.combine,
         "min_group_size": settings.keep,
     }
-    for definition in metric_table(settings.threshold, settings.epsilon):
+    for definition in report_metrics(settings):
         if settings.score_type == "margin":
             reason = unit_interval_reason(definition.metric, definition.params)
             if reason is not None:  # even margins that happen to lie in [0, 1]
@@ -445,7 +450,7 @@ def _infer(scores, sensitive_features, defined, options, values):
 def metrics_table(
     scores, sensitive_features, settings, resampling, checked, progress=None
 ):
-    """A :class:`MetricResult` per metric of :func:`metric_table`.
+    """A :class:`MetricResult` per metric of :func:`report_metrics`.
 
     ``checked`` is :func:`check_metrics`' result: the undefined metrics get
     NaN values and their reason in ``undefined_reason``; the others come
@@ -456,7 +461,7 @@ def metrics_table(
     is infer_metrics' (resamples and permutations done, and their total).
     """
     values, undefined = checked[:2]
-    table = metric_table(settings.threshold, settings.epsilon)
+    table = report_metrics(settings)
     defined = [d for d in table if d.key not in undefined]
     options = {
         "combine": settings.combine,
@@ -505,3 +510,24 @@ def metrics_frame(results):
     first = ["key", "metric", "value"]
     columns = first + [c for c in rows[0] if c not in first]
     return pd.DataFrame(rows, columns=columns).set_index("key")
+
+
+def margin_results(results):
+    """Margin metrics without what assumes [0, 1].
+
+    The DKW intervals of ABCC and ΔDP_c (their CDF gap integrated over
+    [0, 1]) are dropped, and so is a "saturated statistic" verdict, which
+    takes 1 as their largest value.
+    """
+    out = []
+    for r in results:
+        if r.key in ("abcc", "delta_dp"):
+            saturated = (r.untestable_reason or "").startswith("saturated")
+            r = dataclasses.replace(
+                r,
+                dkw_low=float("nan"),
+                dkw_high=float("nan"),
+                untestable_reason=None if saturated else r.untestable_reason,
+            )
+        out.append(r)
+    return out

@@ -23,11 +23,17 @@ class Settings:
 
     ``threshold`` is on the scale the metrics are computed on: for
     ``score_type="logit"`` the sigmoid of ``score_threshold``, the threshold
-    as given (in logit units); None otherwise.
+    as given (in logit units); None otherwise. ``task`` is what was audited
+    ("binary", "regression" or "multiclass"); ``task_reason`` says why when it was
+    detected (None when given; "multiclass" when the labels have three or
+    more classes and the scores are a probability matrix or labels, with
+    ``threshold`` None). For regression, ``threshold`` is None unless
+    one was given (in the target's units), ε is in the target's units and
+    ``epsilon_rule`` says how the default was chosen (None when given).
     """
 
     title: str
-    threshold: float
+    threshold: float | None
     epsilon: float
     confidence_level: float
     combine: str
@@ -36,6 +42,9 @@ class Settings:
     pos_label: object = None
     score_type: str = "probability"
     score_threshold: float | None = None
+    task: str = "binary"
+    task_reason: str | None = None
+    epsilon_rule: str | None = None
 
     @property
     def decision_threshold(self):
@@ -204,11 +213,128 @@ class DistributionFacts:
 
 
 @dataclass(frozen=True)
-class Headline:
-    """The headline's facts: at the threshold, then over all thresholds."""
+class GroupValue:
+    """One group's value of a regression metric and its interval (NaN: none)."""
 
-    threshold: ThresholdFacts
+    group: str
+    size: int
+    value: float
+    low: float = float("nan")
+    high: float = float("nan")
+
+
+@dataclass(frozen=True)
+class ErrorGap:
+    """The range of a per-group regression number over the compared groups.
+
+    ``metric`` is "mean_prediction", "mean_residual", "mae" or "rmse";
+    ``lowest`` and ``highest`` the groups at its ends, ``value`` their gap
+    (in the target's units) with the simultaneous Welch interval
+    (``low``, ``high``; NaN when undefined, ``note`` says why). Groups of
+    fewer than ``SMALL_GROUP_SIZE`` samples are left out of it (``left_out``)
+    when at least two larger groups remain.
+    """
+
+    metric: str
+    value: float
+    lowest: GroupValue
+    highest: GroupValue
+    low: float = float("nan")
+    high: float = float("nan")
+    note: str = ""
+    left_out: tuple = ()
+
+
+@dataclass(frozen=True)
+class RegressionFacts:
+    """The regression headline's facts for one grouping.
+
+    ``predictions`` is the range of the mean prediction over the groups;
+    ``bias``, ``mae`` and ``rmse`` those of the mean residual
+    (``y_pred - y_true``), the MAE and the RMSE (None without ``y_true``).
+    """
+
+    grouping: str
+    reference: str
+    predictions: ErrorGap
+    bias: ErrorGap | None = None
+    mae: ErrorGap | None = None
+    rmse: ErrorGap | None = None
+
+
+@dataclass(frozen=True)
+class ClassGap:
+    """The gap in one class's one-vs-rest rate between the compared groups.
+
+    ``rate`` is "selection_rate", "tpr" or "fpr"; ``lowest`` and ``highest``
+    the groups at its ends (``GroupRate.rate`` is the class's rate, with its
+    Wilson interval), ``value`` their difference. Groups too small to read
+    (fewer than ``SMALL_GROUP_SIZE`` samples for the selection rate, fewer
+    than ``FEW_POSITIVES`` samples of the class, or not of it, for TPR and
+    FPR) are left out (``left_out``) when two larger groups remain; groups
+    whose rate is undefined (no sample of the class for TPR) are in
+    ``undefined``.
+    """
+
+    label: str
+    rate: str
+    value: float
+    lowest: GroupRate
+    highest: GroupRate
+    left_out: tuple = ()
+    undefined: tuple = ()
+
+
+@dataclass(frozen=True)
+class ConfusionMatrix:
+    """One group's confusion matrix: ``counts[i][j]`` true class i, predicted j."""
+
+    grouping: str
+    group: str
+    size: int
+    counts: tuple
+
+
+@dataclass(frozen=True)
+class MulticlassFacts:
+    """The multiclass headline's facts for one grouping.
+
+    ``classes`` are the classes as text, in column order; ``prediction`` is
+    "probabilities" (the predicted class is the most probable) or "labels";
+    ``grouping`` and ``reference`` the grouping of the largest selection-rate
+    gap and its reference group; ``selection``, ``tpr`` and ``fpr`` a
+    :class:`ClassGap` per class (``tpr`` and ``fpr`` empty without labels;
+    a class whose rate no group has is left out of them);
+    ``distribution_class`` the class of the largest MCDP(0); ``confusion``
+    a :class:`ConfusionMatrix` per group of every table (empty without
+    labels).
+    """
+
+    classes: tuple
+    prediction: str
+    grouping: str
+    reference: str
+    selection: tuple
+    distribution_class: str
+    tpr: tuple = ()
+    fpr: tuple = ()
+    confusion: tuple = ()
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The headline's facts: at the threshold, then over all thresholds.
+
+    ``threshold`` is None for a regression audit without a threshold and
+    for a multiclass audit; ``regression`` holds the regression audit's
+    group facts, ``multiclass`` the multiclass audit's (``distribution``
+    is then that of the class with the largest MCDP(0)).
+    """
+
+    threshold: ThresholdFacts | None
     distribution: DistributionFacts
+    regression: RegressionFacts | None = None
+    multiclass: MulticlassFacts | None = None
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ place that imports matplotlib.
 
 from __future__ import annotations
 
+import inspect
 import io
 
 import numpy as np
@@ -19,6 +20,7 @@ import numpy as np
 from ..model_selection import tolerance_floor
 from ..utils import group_label_text
 from ._common import AUDIT_DASK_FIGURES_ERROR
+from ._multiclass_figures import class_cdf_figure, selection_heatmap_figure
 
 # Above this many distinct scores the threshold curve is evaluated on a grid.
 _EXACT_CURVE_UP_TO = 20_000
@@ -30,7 +32,7 @@ _DISPARITY = r"$\Delta DP_b^t$"
 
 
 def draw_figures(report):
-    """The four figures (see :meth:`AuditReport.figures`).
+    """The task's figures (see :meth:`AuditReport.figures` and :data:`FIGURES`).
 
     Each is a dict with ``title``, ``caption``, ``alt`` and ``png`` (bytes),
     and ``wide`` for the full-width one; or ``note`` instead of ``png`` when
@@ -42,12 +44,7 @@ def draw_figures(report):
         raise ValueError(AUDIT_DASK_FIGURES_ERROR)
     plt = check_matplotlib_support("AuditReport.figures")
     context = figure_context(report)
-    figures = [
-        (group_cdf_figure, True),
-        (mcdp_curve_figure, False),
-        (threshold_disparity_figure, False),
-        (tradeoff_figure, False),
-    ]
+    figures = FIGURES[report.settings.task]
     return [_render(plt, draw, report, context, wide) for draw, wide in figures]
 
 
@@ -326,3 +323,122 @@ def _include_x(ax, x):
     pad = 0.04 * (max(b, c) - min(a, c))
     low, high = (c - pad, b) if c < a else (a, c + pad)
     ax.set_xlim(*scale.inverted().transform([low, high]))
+
+
+# -- a regressor's figures ------------------------------------------------------------
+#: Groups drawn in the residuals figure (the largest ones).
+MAX_BOXES = 20
+
+
+def prediction_cdf_figure(report, ax, context):
+    """Each group's prediction CDF (target units), with where MCDP(0) is."""
+    from ..plotting import GroupCDFDisplay
+
+    display = GroupCDFDisplay.from_predictions(
+        None,
+        context["scores"],
+        ax=ax,
+        max_points=2000,
+        xscale="linear",
+        **context["common"],
+    )
+    ax.set_xlabel("prediction (the target's units)")
+    ax.set_ylabel(r"empirical CDF  $P(\mathrm{prediction} \leq t \mid \mathrm{group})$")
+    result = display.mcdp_result
+    pair = " and ".join(group_label_text(g) for g in result.groups)
+    caption = (
+        "Empirical CDF of each group's predictions; the black segment marks where "
+        "two groups' CDFs are furthest apart (MCDP(0), the Kolmogorov–Smirnov "
+        "statistic), the dotted line that prediction."
+    )
+    n_groups, n_coloured = len(display.lines_), len(display.highlighted_)
+    if n_coloured < n_groups:
+        caption += (
+            f" {n_groups} groups: coloured are {pair} (the pair realising MCDP(0), "
+            f"red and blue) and the {n_coloured - 2} largest other groups; the "
+            f"other {n_groups - n_coloured} groups are faded grey."
+        )
+    return {
+        "title": "Group prediction CDFs",
+        "caption": caption,
+        "alt": (
+            f"Step plot of the empirical CDF of the predictions of each of the "
+            f"{n_groups} groups; MCDP(0) = {result.value:.4f} between {pair} at "
+            f"the prediction {result.threshold:.4g}."
+        ),
+    }
+
+
+def residuals_figure(report, ax, context):
+    """Box plots of the residuals (prediction − truth) of each group."""
+    title = "Residuals by group"
+    if context["y"] is None:
+        return {"title": title, "caption": "", "note": "Needs true values (y_true)."}
+    facts = report.headline.regression
+    grouping = report.groups[report.groups["grouping"] == facts.grouping]
+    codes, labels = _grouping_codes(report, facts.grouping)
+    residuals = context["scores"] - context["y"]
+    sizes = grouping["size"].to_numpy()
+    order = np.sort(np.argsort(-sizes, kind="stable")[:MAX_BOXES])[::-1]
+    code = {text: k for k, text in enumerate(labels)}
+    groups = grouping["group"].to_numpy()
+    data = [residuals[codes == code[groups[k]]] for k in order]  # table order
+    # matplotlib 3.10 names the orientation; vert=False is deprecated there
+    horizontal = (
+        {"orientation": "horizontal"}
+        if "orientation" in inspect.signature(ax.boxplot).parameters
+        else {"vert": False}
+    )
+    ax.boxplot(data, widths=0.6, flierprops={"markersize": 2}, **horizontal)
+    names = [f"{groups[k]} (n={int(sizes[k]):,})" for k in order]
+    ax.set_yticks(np.arange(1, len(order) + 1), names, fontsize="small")
+    ax.axvline(0.0, color="0.3", linestyle="--", linewidth=1)
+    ax.set_xlabel("residual = prediction − true value (the target's units)")
+    ax.set_title(facts.grouping, fontsize="small")
+    shown = len(order)
+    caption = (
+        "Each group's residuals: the box spans the middle half, the line is the "
+        "median, the whiskers reach 1.5 box lengths, dots beyond are single "
+        "people; right of the dashed line the model over-predicts."
+    )
+    if shown < len(grouping):
+        caption += f" The {shown} largest of {len(grouping)} groups are drawn."
+    return {
+        "title": title,
+        "caption": caption,
+        "alt": (
+            f"Horizontal box plots of the residuals of {shown} groups of "
+            f"{facts.grouping}; mean residuals from "
+            f"{facts.bias.lowest.value:.4g} ({facts.bias.lowest.group}) to "
+            f"{facts.bias.highest.value:.4g} ({facts.bias.highest.group})."
+        ),
+    }
+
+
+def _grouping_codes(report, name):
+    """Each row's code in the compared grouping ``name`` and the groups' texts."""
+    from ..utils import sensitive_groupings
+
+    common = report.group_arguments()
+    for grouping in sensitive_groupings(
+        common["sensitive_features"],
+        n_samples=report.n_samples,
+        combine=common["combine"],
+        min_group_size=common["min_group_size"],
+    ):
+        if grouping.name == name:
+            return grouping.codes, [group_label_text(g) for g in grouping.labels]
+    raise ValueError(f"no grouping named {name!r}")  # pragma: no cover
+
+
+#: The figures of each task, in order, and whether each is full-width.
+FIGURES = {
+    "binary": (
+        (group_cdf_figure, True),
+        (mcdp_curve_figure, False),
+        (threshold_disparity_figure, False),
+        (tradeoff_figure, False),
+    ),
+    "regression": ((prediction_cdf_figure, True), (residuals_figure, True)),
+    "multiclass": ((class_cdf_figure, True), (selection_heatmap_figure, True)),
+}

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..metrics import abcc, abpc
 from ..utils import SMALL_GROUP_SIZE, group_label_text
-from ._common import FEW_POSITIVES, counted, metric_table
+from ._common import FEW_POSITIVES, counted, report_metrics
 from ._compute import between_groups, rate_closeness
 from ._facts import DistributionFacts, GroupRate, RateGap, ThresholdFacts
 
@@ -246,13 +246,15 @@ def _search_pair(result, definition, scores, compared):
     return None, None
 
 
-def attach_pairs(results, definitions, *, groups, compared, details, scores):
+def attach_pairs(
+    results, definitions, *, groups, compared, details, scores, mean="mean_score"
+):
     """``results`` with ``pair`` (and ``pair_grouping``) set where it is known.
 
     MCDP's pairs come from :func:`~skfair.metrics.mcdp_details`; ΔDP's from
-    the group table (the groups of highest and lowest mean score or positive
-    rate); ABCC's and ABPC's from :func:`worst_pair` (in memory only:
-    ``scores`` None leaves them out).
+    the group table (the groups of highest and lowest ``mean`` column, the
+    mean score or prediction, or positive rate); ABCC's and ABPC's from
+    :func:`worst_pair` (in memory only: ``scores`` None leaves them out).
     """
     names = [g.name for g in compared]
     out = []
@@ -264,7 +266,7 @@ def attach_pairs(results, definitions, *, groups, compared, details, scores):
                 pair = tuple(group_label_text(g) for g in found.groups)
                 grouping = found.attribute
             elif definition.metric == "delta_dp":
-                column = "positive_rate" if definition.params else "mean_score"
+                column = "positive_rate" if definition.params else mean
                 pair, grouping = _table_pair(groups, names, column, result.value)
             elif scores is not None:
                 pair, grouping = _search_pair(result, definition, scores, compared)
@@ -273,15 +275,21 @@ def attach_pairs(results, definitions, *, groups, compared, details, scores):
 
 
 # -- tests that cannot decide ------------------------------------------------------
-def _upper(key):
-    """The largest value a metric can take (scores in [0, 1])."""
+def _upper(key, task="binary"):
+    """The largest value a metric can take (scores in [0, 1]).
+
+    On a regressor's predictions ΔDP_c and ABCC are in the target's units,
+    without a largest value (infinity); ΔDP_b, MCDP and ABPC keep theirs.
+    """
+    if task == "regression" and key in ("delta_dp", "abcc"):
+        return math.inf
     return 2.0 if key == "abpc" else 1.0
 
 
-def _untestable_reason(r, pair_sizes, n_permutations):
+def _untestable_reason(r, pair_sizes, n_permutations, task="binary"):
     """Why a permutation test that does not reject cannot decide, or None."""
     p = r.pvalue
-    if r.value >= _upper(r.key) - 1e-12:
+    if r.value >= _upper(r.key, task) - 1e-12:
         return (
             f"saturated statistic: it is at its largest possible value, "
             f"{_upper(r.key):g}, and so are about {100 * p:.0f}% of the statistics "
@@ -302,7 +310,7 @@ def _untestable_reason(r, pair_sizes, n_permutations):
     return None
 
 
-def mark_untestable(results, *, alpha, sizes, n_permutations):
+def mark_untestable(results, *, alpha, sizes, n_permutations, task="binary"):
     """``results`` with ``untestable_reason`` set where the test cannot decide.
 
     A permutation test (of the largest gap over pairs) that does not reject
@@ -325,7 +333,7 @@ def mark_untestable(results, *, alpha, sizes, n_permutations):
         ):
             pair = r.pair or ()
             pair_sizes = [(g, sizes.get((r.pair_grouping, g), 0)) for g in pair]
-            reason = _untestable_reason(r, pair_sizes, n_permutations)
+            reason = _untestable_reason(r, pair_sizes, n_permutations, task)
         out.append(dataclasses.replace(r, untestable_reason=reason))
     return out
 
@@ -334,7 +342,7 @@ def finish_metrics(
     results, *, settings, groups, compared, details, scores, n_permutations
 ):
     """The metrics with their pairs (:func:`attach_pairs`) and untestable tests."""
-    definitions = metric_table(settings.threshold, settings.epsilon)
+    definitions = report_metrics(settings)
     results = attach_pairs(
         results,
         definitions,
@@ -342,6 +350,7 @@ def finish_metrics(
         compared=compared,
         details=details,
         scores=scores,
+        mean="mean_prediction" if settings.task == "regression" else "mean_score",
     )
     sizes = {
         (grouping, group): int(size)
@@ -350,5 +359,9 @@ def finish_metrics(
         )
     }
     return mark_untestable(
-        results, alpha=settings.alpha, sizes=sizes, n_permutations=n_permutations
+        results,
+        alpha=settings.alpha,
+        sizes=sizes,
+        n_permutations=n_permutations,
+        task=settings.task,
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from . import _sentences as sentences
 from . import _tables as tables
 from ._common import markdown_text as md
+from ._views import view_of
 
 
 def _md_table(header, rows):
@@ -20,21 +21,20 @@ def _md_table(header, rows):
 
 def render_markdown(report):
     """The report as Markdown (see :meth:`AuditReport.to_markdown`)."""
-    first, *rest = sentences.headline(report)
+    view = view_of(report)
+    first, *rest = view.headline(report)
     out = [
         f"# {md(report.title)}",
         "",
-        md(sentences.lead(report)),
+        md(view.lead(report)),
         "",
         f"**{md(first)}**",
     ]
     for sentence in rest:
         out += ["", md(sentence)]
-    out += ["", "## Summary", ""] + [
-        f"- {md(s)}" for s in sentences.plain_summary(report)
-    ]
-    out += ["", f"## Groups at the threshold {report.threshold:g}"]
-    for name, parts in tables.group_tables(report):
+    out += ["", "## Summary", ""] + [f"- {md(s)}" for s in view.plain_summary(report)]
+    out += ["", f"## {md(view.groups_title(report))}"]
+    for name, parts in view.group_tables(report):
         out += ["", f"### {md(name)}"]
         for subtitle, header, rows in parts:
             out += ["", f"*{md(subtitle)}*", "", _md_table(header, rows)]
@@ -42,7 +42,7 @@ def render_markdown(report):
         "",
         "## Disparity metrics",
         "",
-        md(tables.METRIC_HELP),
+        md(view.metric_help),
         "",
         _md_table(*tables.metrics_rows(report)),
         "",
@@ -64,7 +64,7 @@ def render_markdown(report):
             "",
             _md_table(list(values), [[f"{v:.4f}" for v in values.values()]]),
         ]
-    out += ["", "## Methods", ""] + [f"- {md(m)}" for m in sentences.methods(report)]
-    out += ["", "## Notes", ""] + [f"- {md(n)}" for n in sentences.notes(report)]
+    out += ["", "## Methods", ""] + [f"- {md(m)}" for m in view.methods(report)]
+    out += ["", "## Notes", ""] + [f"- {md(n)}" for n in view.notes(report)]
     out += ["", "The figures are in the HTML report."]
     return "\n".join(out) + "\n"

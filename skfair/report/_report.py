@@ -14,7 +14,7 @@ from ._facts import MCDPLocation, plain
 from ._figures import draw_figures
 from ._html import render_html
 from ._markdown import render_markdown
-from ._sentences import headline, methods, notes, plain_summary
+from ._views import view_of
 
 
 class AuditReport:
@@ -85,7 +85,13 @@ class AuditReport:
         for ``positive_rate``, ``tpr``, ``fpr`` and ``fnr`` the ratio
         (``<rate>_ratio``) and difference (``<rate>_diff``) to the reference
         group, and ``four_fifths`` (the ratio of positive rates within
-        [0.8, 1.25]). Label-based columns are NaN without labels.
+        [0.8, 1.25]). Label-based columns are NaN without labels. For a
+        regression audit (``settings.task == "regression"``): size, share,
+        ``mean_prediction``, the quantiles ``q10``, ``q50``, ``q90`` and,
+        with true values, ``mean_true``, ``mean_residual``, ``mae``,
+        ``rmse`` (each with ``_low`` and ``_high``), their differences to
+        the reference group (``<name>_diff`` with ``_low``, ``_high``) and
+        ``note``; the positive-rate columns only with a threshold.
     metrics : DataFrame
         One row per metric, indexed by key (``delta_dp``, ``delta_dp@t``,
         ``abcc``, ``abpc``, ``mcdp``, ``mcdp@ε``): value, the interval
@@ -101,7 +107,10 @@ class AuditReport:
         most disadvantaged group clearly below it and the groups too few to
         tell, the four-fifths rule, the impact ratio, the TPR and FPR gaps);
         ``distribution``: MCDP(0), where, and the share of scores within ±ε
-        of it. Frozen dataclasses (``skfair.report._facts``).
+        of it; ``regression``: a regression audit's ranges of mean
+        prediction, bias, MAE and RMSE over the groups (``threshold`` is
+        then None unless a threshold was given). Frozen dataclasses
+        (``skfair.report._facts``).
     tradeoff : ThresholdTradeoff or None
         :func:`skfair.model_selection.threshold_tradeoff` on the audited
         groups (None without labels or on Dask).
@@ -202,9 +211,10 @@ class AuditReport:
 
     def __repr__(self):
         worst = self.metrics["value"].idxmax()
+        mcdp = self.headline.distribution.value  # MCDP(0) (of the worst class)
         return (
             f"AuditReport(n_samples={self.n_samples}, n_groups={len(self.groups)}, "
-            f"mcdp={self.metrics.loc['mcdp', 'value']:.4g}, largest={worst!r})"
+            f"mcdp={mcdp:.4g}, largest={worst!r})"
         )
 
     def group_arguments(self):
@@ -241,7 +251,7 @@ class AuditReport:
         -------
         notes : list of str
         """
-        return notes(self)
+        return view_of(self).notes(self)
 
     def _summary(self):
         return {
@@ -251,6 +261,9 @@ class AuditReport:
             "threshold": self.threshold,
             "score_type": self.settings.score_type,
             "score_threshold": self.settings.decision_threshold,
+            "task": self.settings.task,
+            "task_reason": self.settings.task_reason,
+            "epsilon_rule": self.settings.epsilon_rule,
             "pos_label": self.pos_label,
             "reference": self.reference,
             "references": [plain(r) for r in self.references],
@@ -314,22 +327,28 @@ class AuditReport:
             (None without features) and ``notes``; NaN becomes None.
         """
         metrics = self.metrics.reset_index().to_dict(orient="records")
+        view = view_of(self)
+        headline = {
+            "text": view.headline(self),
+            "threshold": plain(self.headline.threshold),
+            "distribution": plain(self.headline.distribution),
+        }
+        if self.headline.regression is not None:
+            headline["regression"] = plain(self.headline.regression)
+        if self.headline.multiclass is not None:
+            headline["multiclass"] = plain(self.headline.multiclass)
         return _plain(
             {
                 "summary": self._summary(),
-                "headline": {
-                    "text": headline(self),
-                    "threshold": plain(self.headline.threshold),
-                    "distribution": plain(self.headline.distribution),
-                },
-                "plain_summary": plain_summary(self),
-                "methods": methods(self),
+                "headline": headline,
+                "plain_summary": view.plain_summary(self),
+                "methods": view.methods(self),
                 "groups": self.groups.to_dict(orient="records"),
                 "metrics": metrics,
                 "mcdp_details": [plain(loc) for loc in self.locations],
                 "tradeoff": self._tradeoff_dict(),
                 "hfm": None if self.hfm is None else self.hfm.to_dict(),
-                "notes": notes(self),
+                "notes": view.notes(self),
             }
         )
 

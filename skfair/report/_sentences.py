@@ -272,8 +272,11 @@ def _decision_sentence(facts):
     return sentence
 
 
-def _verdict_sentences(report):
-    """What the tests that can decide say, and which tests cannot."""
+def _verdict_sentences(report, noun="scores"):
+    """What the tests that can decide say, and which tests cannot.
+
+    ``noun`` is what the groups have ("scores", a regressor's "predictions").
+    """
     if report.engine == "dask":
         return []
     results = [r for r in report.metric_results if r.defined]
@@ -300,10 +303,10 @@ def _verdict_sentences(report):
     elif decidable:
         out = [
             "No test that can decide finds a difference between the groups' "
-            f"scores beyond chance at the {level:g} level: {cited(decidable)}."
+            f"{noun} beyond chance at the {level:g} level: {cited(decidable)}."
         ]
     else:
-        out = ["No test here can decide whether the groups' scores differ."]
+        out = [f"No test here can decide whether the groups' {noun} differ."]
     if untestable:
         kinds = {}
         for r in untestable:

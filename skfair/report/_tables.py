@@ -70,20 +70,21 @@ def metrics_rows(report):
 
 def details_rows(report):
     """Header and rows of the "where MCDP is attained" table."""
+    noun = "predictions" if report.settings.task == "regression" else "scores"
     header = [
         "ε",
         "MCDP(ε)",
         "attribute",
         "groups",
         "where",
-        "higher CDF (more low scores)",
+        f"higher CDF (more low {noun})",
     ]
     rows = []
     for loc in report.locations:
         if loc.threshold is not None:
             where = f"at the threshold {loc.threshold:.4g}"
         else:
-            where = f"over the scores [{loc.window[0]:.4g}, {loc.window[1]:.4g}]"
+            where = f"over the {noun} [{loc.window[0]:.4g}, {loc.window[1]:.4g}]"
         rows.append(
             [
                 f"{loc.epsilon:g}",

@@ -362,9 +362,12 @@ def sensitive_groupings(
     attributes = check_sensitive_features(
         sensitive_features, n_samples=n_samples, against=against
     )
-    groupings = [
-        apply_min_group_size(g, min_group_size) for g in attributes.groupings(combine)
-    ]
+    # A loop, not a list comprehension: before Python 3.12 a comprehension is
+    # a frame of its own, and the small-group warning would point one frame
+    # short of the user's line.
+    groupings = []
+    for grouping in attributes.groupings(combine):
+        groupings.append(apply_min_group_size(grouping, min_group_size))
     for grouping in groupings:
         check_at_least_two_groups(grouping)
     return groupings

@@ -12,6 +12,8 @@ privileged (:func:`resolve_privileged`).
 from __future__ import annotations
 
 import numbers
+import os
+import sys
 import warnings
 from dataclasses import dataclass
 
@@ -360,8 +362,29 @@ def _warn_small(name, labels, counts, *, stacklevel):
     facts = [(labels[k], int(counts[k])) for k in small]
     warnings.warn(
         SmallGroupWarning(message, name=name, threshold=SMALL_GROUP_SIZE, groups=facts),
-        stacklevel=stacklevel + 1,
+        stacklevel=max(stacklevel + 1, user_stacklevel()),
     )
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_stacklevel():
+    """The ``stacklevel`` of :func:`warnings.warn` that points out of skfair.
+
+    Counted from the caller of this function: the first frame whose file is
+    not inside the skfair package (the user's line, or the library that
+    called skfair, e.g. a scikit-learn scorer), whatever the depth of
+    skfair's own calls. A fixed ``stacklevel`` cannot do this: the depth
+    differs from metric to metric, and before Python 3.12 every list
+    comprehension is a frame of its own.
+    """
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 def resolve_privileged(privileged, grouping):

@@ -38,7 +38,6 @@ from skfair.metrics._scorer import MISSING_SENSITIVE_ERROR
 from skfair.model_selection import fairest_within
 from skfair.utils import (
     NO_RESPONSE_METHOD_ERROR,
-    POSITIVE_CLASS_NEEDED_ERROR,
     POSITIVE_CLASS_UNKNOWN_ERROR,
     SmallGroupWarning,
     positive_class_scores,
@@ -385,16 +384,15 @@ def test_delta_dp_on_predictions_is_the_positive_rate_gap(labels, pos_label, pos
     assert scorer(model, X, y) == pytest.approx(expected, abs=1e-12)
 
 
-def test_several_classes_need_a_valid_pos_label():
-    # the scores come from skfair.utils.positive_class_scores, with its errors
+def test_several_classes_score_every_class_or_name_an_unknown_pos_label():
+    # without pos_label a 3-class model is scored on every class (class_agg);
+    # an unknown pos_label is named, from skfair.utils.positive_class_scores
     X, _ = toy()
     y = np.random.default_rng(1).integers(0, 3, len(X))
     model = LogisticRegression().fit(X, y)
-    needed = POSITIVE_CLASS_NEEDED_ERROR.format(
-        estimator="LogisticRegression", n_classes=3, classes=[0, 1, 2]
-    )
-    with pytest.raises(ValueError, match=re.escape(needed)):
-        make_delta_dp_scorer(sensitive="g", response_method="predict")(model, X, y)
+    proba = model.predict_proba(X)
+    expected = max(mcdp(None, proba[:, k], sensitive_features=X["g"]) for k in range(3))
+    assert make_mcdp_scorer(sensitive="g")(model, X, y) == -expected
     unknown = POSITIVE_CLASS_UNKNOWN_ERROR.format(
         pos_label=5, estimator="LogisticRegression", classes=[0, 1, 2]
     )

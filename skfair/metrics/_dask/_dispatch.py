@@ -64,7 +64,9 @@ def dask_dispatch(engine_name):
     -------
     decorator : callable
         Wraps the metric. NumPy/pandas calls go straight to the metric;
-        calls whose data arguments are all Dask collections go to the engine;
+        calls whose data arguments are all Dask collections go to the engine
+        (class probabilities, a 2-D ``y_score``, to the engine once per class
+        column, aggregated by ``class_agg``: ``_multiclass``);
         a mix of Dask and in-memory data raises a TypeError
         (:data:`skfair.utils.MIXED_INPUT_ERROR`).
 
@@ -92,7 +94,15 @@ def dask_dispatch(engine_name):
                 return func(*args, **kwargs)
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
-            return dask_engine(engine_name)(**bound.arguments)
+            arguments = dict(bound.arguments)
+            engine = dask_engine(engine_name)
+            if "class_agg" in arguments:  # the metrics of class probabilities
+                from ._multiclass import class_engine, is_dask_class_scores
+
+                if is_dask_class_scores(arguments["y_score"]):
+                    return class_engine(engine_name, engine, arguments)
+                del arguments["class_agg"], arguments["classes"]
+            return engine(**arguments)
 
         return wrapper
 

@@ -95,6 +95,12 @@ def _scan(k, names, kinds, spec, *parts):
     want = spec["want"]
     if "sum" in want:
         arrays["sum"] = (np.bincount(rows, weights=x, minlength=n_rows), "add")
+    if "range" in want:  # each row's smallest and largest score
+        low = np.full(n_rows, np.inf)
+        high = np.full(n_rows, -np.inf)
+        np.minimum.at(low, rows, x)
+        np.maximum.at(high, rows, x)
+        arrays["rmin"], arrays["rmax"] = (low, "min"), (high, "max")
     if "above" in want:
         above = (x >= spec["threshold"]).astype(np.float64)
         arrays["above"] = (np.bincount(rows, weights=above, minlength=n_rows), "add")
@@ -169,7 +175,7 @@ def _merge(*partials):
     for name, (_, how) in partials[0]["arrays"].items():
         shape = partials[0]["arrays"][name][0].shape[1:]
         dtype = np.result_type(*(p["arrays"][name][0].dtype for p in partials))
-        fill = 0 if how == "add" else np.inf
+        fill = {"add": 0, "min": np.inf, "max": -np.inf}[how]
         out = np.full((n_rows, *shape), fill, dtype=dtype)
         for p in partials:
             if not p["keys"]:
@@ -178,8 +184,10 @@ def _merge(*partials):
             value = p["arrays"][name][0]
             if how == "add":
                 out[idx] += value
-            else:
+            elif how == "min":
                 out[idx] = np.minimum(out[idx], value)
+            else:
+                out[idx] = np.maximum(out[idx], value)
         arrays[name] = (out, how)
     table = (
         pd.concat(tables, ignore_index=True)

@@ -34,14 +34,21 @@ in the public functions.
     when the blocks are many), with window membership decided in exact real
     arithmetic (:func:`window_ends`). :func:`mcdp_pair_exact` and
     :func:`mcdp_pair_approx` (the paper's Algorithm 2) give MCDP(ε) of one
-    pair; :func:`sliding_min` is the fixed-width sliding minimum, O(n). Used
-    by ``_mcdp``, the inference engine and the Dask engine.
+    pair; :func:`sliding_min` is the fixed-width sliding minimum, O(n). The
+    windows are clipped to a domain ``(lo, hi)`` holding the scores (``(0,
+    1)`` by default; :func:`clip_to_domain` pads its ends exactly, never
+    rescaling the scores, which would break exact ties; :func:`left_window`
+    and :func:`approx_probes` are its lower end's neighbourhood and
+    Algorithm 2's probes ``np.arange(lo, hi, ε/K)``). Used by ``_mcdp``, the
+    inference engine and the Dask engine.
 
 ``_kde`` -- Gaussian KDE on a regular grid (ABPC)
     :func:`kde_bandwidth` as :class:`scipy.stats.gaussian_kde` sets it
     (:class:`DegenerateGroupError` for a group without spread);
     :func:`binned_kde` by linear binning and one FFT convolution,
-    O(N + G log G); :func:`direct_kde` exactly, O(N M); :func:`kde_plan` /
+    O(N + G log G), on :func:`kde_grid` (``[0, 1]``, a domain, or the
+    scores' range widened by 4 bandwidths); :func:`direct_kde` exactly,
+    O(N M); :func:`kde_plan` /
     :func:`kde_rows` the binned KDE of fixed samples under many rows of
     weights (the bootstrap band of ABPC). Used by ABPC and its intervals.
 
@@ -85,6 +92,7 @@ from ._kde import (
     direct_kde,
     fine_grid,
     kde_bandwidth,
+    kde_grid,
     kde_plan,
     kde_rows,
     linear_bins,
@@ -93,6 +101,9 @@ from ._kde import (
 from ._nearest import ALGORITHM_ERROR, nearest_other_group
 from ._projections import projected_other_group_distances
 from ._windows import (
+    approx_probes,
+    clip_to_domain,
+    left_window,
     max_window_min,
     mcdp_pair_approx,
     mcdp_pair_exact,
@@ -110,16 +121,20 @@ __all__ = [
     "DegenerateGroupError",
     "PairGap",
     "SortedScores",
+    "approx_probes",
     "binned_kde",
     "check_bw_method",
+    "clip_to_domain",
     "direct_kde",
     "ecdf_gap_at",
     "fine_grid",
     "group_pairs",
     "group_steps",
     "kde_bandwidth",
+    "kde_grid",
     "kde_plan",
     "kde_rows",
+    "left_window",
     "linear_bins",
     "max_window_min",
     "mcdp_pair_approx",

@@ -23,10 +23,14 @@ MCDP(ε) of a pair, evaluated on the merged support, equals the value on all
 the scores: the best window can always start at a point where the gap steps
 (a window starting between two steps contains the window starting at the
 step before it, since window ends are non-decreasing in the start), and the
-window minima are minima of the same floating-point gap values. The left
-neighbourhood ``[0, ε]`` and the padding points 0 and 1 are kept in every
-support. ABCC sums the same terms grouped differently (rounding at the level
-of 1e-15 relative).
+window minima are minima of the same floating-point gap values. The first
+and last point (the padding 0 and 1 when the scores lie inside [0, 1]) are
+kept in every support. The windows are clipped to a domain ``[lo, hi]``
+holding every score (``(0, 1)`` by default): the neighbourhood ``[lo, lo +
+ε]`` of its lower end counts where ``lo`` is a score of the pair (else the
+gap is 0 at ``lo``), and windows that reach ``hi`` reach the largest score,
+where the gap is 0, so clipping them changes nothing. ABCC sums the same
+terms grouped differently (rounding at the level of 1e-15 relative).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._ecdf import pair_codes, run_ends
-from ._windows import window_ends
+from ._windows import left_window, window_ends
 
 # Points of merged supports (summed over the pairs of one batch) per batch.
 _CHUNK = 1 << 21
@@ -43,6 +47,9 @@ _N_CELLS = 256
 # Grid points per ε of the MCDP(ε) bound, and the most grid points used.
 _GRID_PER_EPSILON = 8
 _MAX_GRID = 4096
+# The grid of the MCDP(ε) bound needs a step this far above the rounding of
+# its points (relative to the domain's ends).
+_GRID_ROUNDING = 1e-9
 # Relative slack on the ABCC bounds (floating-point sums in another order).
 _SUM_SLACK = 1e-9
 # Largest dense table (groups x points) of CDF positions in merged_gaps.
@@ -325,8 +332,14 @@ def pairs_abcc(steps, a, b, padded):
 
 
 def pairs_mcdp(steps, a, b, plan):
-    """Exact MCDP(ε) of every pair; ``plan`` from :func:`window_plan`."""
-    n_left, ends = plan
+    """Exact MCDP(ε) of every pair; ``plan`` from :func:`window_plan`.
+
+    The neighbourhood ``[lo, lo + ε]`` of the domain's lower end counts for a
+    pair whose support holds ``lo`` (the point where the segment's step
+    function takes its value at ``lo``); otherwise neither group has a score
+    at ``lo``, the gap there is 0, and so is that neighbourhood's minimum.
+    """
+    n_left, ends, at_lo = plan
     out = np.empty(a.shape[0])
     for s in _batches(support_sizes(steps, a, b)):
         starts, points, keys, gap = merged_gaps(steps, a[s], b[s])
@@ -334,10 +347,17 @@ def pairs_mcdp(steps, a, b, plan):
         # the last support point of each window, within the segment
         stop = np.searchsorted(keys, keys - points + ends[points], side="right") - 1
         best = _max_window_min(magnitude, stop, starts)
+        if at_lo < 0:  # lo is no score: the gap is 0 at lo
+            out[s] = best / steps.scale(a[s], b[s])
+            continue
         big = np.inf if magnitude.dtype.kind == "f" else np.iinfo(np.int64).max
-        left = np.minimum.reduceat(
-            np.where(points < n_left, magnitude, big), starts[:-1]
-        )
+        inside = points < n_left
+        if at_lo > 0:
+            inside &= points >= at_lo
+        left = np.minimum.reduceat(np.where(inside, magnitude, big), starts[:-1])
+        if at_lo > 0:  # the head (point 0) is in every segment; lo may not be
+            has_lo = np.logical_or.reduceat(points == at_lo, starts[:-1])
+            left = np.where(has_lo, left, 0)
         out[s] = np.maximum(best, left) / steps.scale(a[s], b[s])
     return out
 
@@ -360,15 +380,21 @@ def _max_window_min(values, stop, starts):
     return np.maximum.reduceat(window_min, starts[:-1])
 
 
-def window_plan(padded, epsilon, rounding):
-    """``(n_left, ends)`` of MCDP(ε) on the padded points (see ``mcdp_pair_exact``).
+def window_plan(padded, epsilon, rounding, lo=0.0):
+    """``(n_left, ends, at_lo)`` of MCDP(ε) on the padded points.
 
-    ``n_left`` points lie in the neighbourhood ``[0, ε]`` of the score 0;
-    ``ends[k]`` is the last point of the window ``[p_k, p_k + 2ε]``.
+    ``at_lo`` is the index of the domain's lower end ``lo`` among the padded
+    points (-1 if it is none of them: then no score is ``lo`` and the gap
+    is 0 there), and the points ``at_lo .. n_left - 1`` lie in its
+    neighbourhood ``[lo, lo + ε]`` (see ``mcdp_pair_exact``); ``ends[k]`` is
+    the last point of the window ``[p_k, p_k + 2ε]``.
     """
-    n_left = int(np.searchsorted(padded, epsilon, side="right"))
-    starts = np.arange(padded.shape[0])
-    return n_left, window_ends(padded, starts, 2.0 * epsilon, rounding)
+    at_lo, n_left = left_window(padded, epsilon, rounding, lo)
+    return (
+        n_left,
+        window_ends(padded, np.arange(padded.shape[0]), 2.0 * epsilon, rounding),
+        at_lo,
+    )
 
 
 def _group_rows(steps, points):
@@ -416,20 +442,26 @@ def cell_bounds(steps, a, b, padded):
     return steps.cache[key]
 
 
-def grid_bounds(steps, a, b, padded, epsilon):
+def grid_bounds(steps, a, b, padded, epsilon, domain=(0.0, 1.0)):
     """Upper bounds of MCDP(ε), ε > 0, from the gaps on a grid of step ε/r.
 
-    Every neighbourhood ``[y - ε, y + ε]`` inside [0, 1] holds at least
-    ``2r - 1`` consecutive grid points, and ``[0, ε]`` at least ``r``; the
-    window minimum is at most the minimum over ``2r - 2`` (``r - 1``) of
+    The grid is ``lo, lo + ε/r, ...`` up to ``hi`` (``domain = (lo, hi)``).
+    Every neighbourhood ``[y - ε, y + ε]`` inside the domain holds at least
+    ``2r - 1`` consecutive grid points, and ``[lo, lo + ε]`` at least ``r``;
+    the window minimum is at most the minimum over ``2r - 2`` (``r - 1``) of
     them, with a point to spare for rounding. Neighbourhoods that reach the
-    score 1 hold ``F_a - F_b = 0``. None when ε is too small for a grid.
+    largest score hold ``F_a - F_b = 0``. None when ε is too small for a
+    grid (relative to the domain's width, or to the rounding of its ends).
     """
-    r = min(_GRID_PER_EPSILON, int(_MAX_GRID * epsilon))
-    if r < 2:
+    lo, hi = domain
+    width = hi - lo
+    if not width > 0:  # every score equal: nothing to bound
         return None
-    delta = epsilon / r
-    grid = np.minimum(np.arange(int(np.ceil(1.0 / delta)) + 1) * delta, 1.0)
+    r = min(_GRID_PER_EPSILON, int(_MAX_GRID * epsilon / width))
+    delta = epsilon / max(r, 1)
+    if r < 2 or delta < _GRID_ROUNDING * max(abs(lo), abs(hi)):
+        return None
+    grid = np.minimum(lo + np.arange(int(np.ceil(width / delta)) + 1) * delta, hi)
     points = np.searchsorted(padded, grid, side="right") - 1
     run = 2 * r - 2
     bound = np.empty(a.shape[0])
@@ -499,21 +531,25 @@ class AllPairs:
 
     ``values(epsilon, rounding)`` gives MCDP(ε) of every pair (in
     :func:`group_pairs` order) and ``worst(...)`` only
-    the largest, evaluating few pairs.
+    the largest, evaluating few pairs; ``domain`` is the ``(lo, hi)`` the
+    windows are clipped to (the scores lie in it).
     """
 
-    def __init__(self, sorted_values, codes, n_groups, weights=None):
+    def __init__(self, sorted_values, codes, n_groups, weights=None, domain=(0.0, 1.0)):
         self.padded, point_of, _ = padded_points(sorted_values)
         self.steps = group_steps(
             point_of, codes, n_groups, self.padded.shape[0], weights, integral=False
         )
         self.a, self.b = pair_codes(n_groups)
+        self.domain = domain
         self._plans = {}
 
     def _plan(self, epsilon, rounding):
         key = (epsilon, rounding)
         if key not in self._plans:
-            self._plans[key] = window_plan(self.padded, epsilon, rounding)
+            self._plans[key] = window_plan(
+                self.padded, epsilon, rounding, self.domain[0]
+            )
         return self._plans[key]
 
     def values(self, epsilon, rounding):
@@ -525,22 +561,25 @@ class AllPairs:
     def worst(self, epsilon, rounding):
         """Exact MCDP(ε) of the worst pair (:func:`worst_mcdp`)."""
         plan = None if epsilon == 0.0 else self._plan(epsilon, rounding)
-        return worst_mcdp(self.steps, self.a, self.b, self.padded, epsilon, plan)
+        return worst_mcdp(
+            self.steps, self.a, self.b, self.padded, epsilon, plan, self.domain
+        )
 
 
-def worst_mcdp(steps, a, b, padded, epsilon, plan):
+def worst_mcdp(steps, a, b, padded, epsilon, plan, domain=(0.0, 1.0)):
     """Exact MCDP(ε) of the worst of the pairs ``(a, b)``, evaluating few pairs.
 
     Pairs are evaluated on their merged supports in decreasing order of an
     upper bound (:func:`max_over_pairs`; :func:`cell_bounds`, and for ε > 0
     :func:`grid_bounds` too); ``plan`` is :func:`window_plan` of ``padded``
-    (None for ε = 0). The maximum is the one over every pair.
+    (None for ε = 0) and ``domain`` the ``(lo, hi)`` of the windows. The
+    maximum is the one over every pair.
     """
     top = cell_bounds(steps, a, b, padded)[0]
     sizes = support_sizes(steps, a, b)
     if epsilon == 0.0:
         return max_over_pairs(top, lambda i: pairs_max_gap(steps, a[i], b[i]), sizes)
-    grid = grid_bounds(steps, a, b, padded, epsilon)
+    grid = grid_bounds(steps, a, b, padded, epsilon, domain)
     bound = top if grid is None else np.minimum(top, grid)
     return max_over_pairs(bound, lambda i: pairs_mcdp(steps, a[i], b[i], plan), sizes)
 

@@ -2,7 +2,8 @@
 
 The bandwidth follows :class:`scipy.stats.gaussian_kde` exactly (Scott's or
 Silverman's factor times the weighted sample standard deviation). The density
-on ``np.linspace(0, 1, M)`` is computed by linear binning onto a finer grid
+on ``np.linspace(lo, hi, M)`` (``[0, 1]`` for scores; :func:`kde_grid`) is
+computed by linear binning onto a finer grid
 whose spacing is at most h/40 and which contains every evaluation point,
 followed by an FFT convolution with the sampled Gaussian kernel truncated at
 8 bandwidths. Linear binning is exact for the kernel's mean and second order
@@ -98,28 +99,49 @@ def unit_weights(x, weights):
     return weights / weights.sum()
 
 
-def fine_grid(n_points, bandwidth):
-    """``(spacing, refine, n_fine)``: the binning grid of a KDE at ``bandwidth``."""
-    spacing = 1.0 / (n_points - 1)
+def fine_grid(n_points, bandwidth, width=1.0):
+    """``(spacing, refine, n_fine)``: the binning grid of a KDE at ``bandwidth``.
+
+    For an evaluation grid of ``n_points`` over an interval of ``width``.
+    """
+    spacing = width / (n_points - 1)
     refine = max(1, int(np.ceil(spacing * _BINS_PER_BANDWIDTH / bandwidth)))
     return spacing, refine, (n_points - 1) * refine + 1
 
 
-def linear_bins(x, step, n_fine):
-    """Each sample's left fine-grid bin and its fraction towards the right one."""
-    position = x / step
+def linear_bins(x, step, n_fine, lo=0.0):
+    """Each sample's left fine-grid bin and its fraction towards the right one.
+
+    The fine grid is ``lo + k * step``, ``k = 0 .. n_fine - 1``.
+    """
+    position = (x - lo) / step if lo else x / step
     left = np.minimum(np.floor(position).astype(np.intp), n_fine - 1)
     return left, position - left
 
 
+def kde_grid(domain, scores, bandwidths, n_points):
+    """ABPC's evaluation grid: ``np.linspace(lo, hi, n_points)``.
+
+    ``domain`` is ``(lo, hi)``, or None for ``[min - 4h, max + 4h]`` with
+    ``min`` and ``max`` those of ``scores`` and ``h`` the largest of the
+    groups' ``bandwidths``: each group's KDE puts less than 3.2e-5 of its
+    mass beyond each end.
+    """
+    if domain is None:
+        margin = 4.0 * max(bandwidths)
+        domain = float(scores.min()) - margin, float(scores.max()) + margin
+    return np.linspace(domain[0], domain[1], n_points)
+
+
 def binned_kde(x, weights, bandwidth, grid):
-    """Gaussian KDE of ``x`` in [0, 1] at ``grid = np.linspace(0, 1, M)``."""
-    spacing, refine, n_fine = fine_grid(grid.shape[0], bandwidth)
+    """Gaussian KDE of ``x`` at ``grid = np.linspace(lo, hi, M)``, x in [lo, hi]."""
+    lo, width = grid[0], grid[-1] - grid[0]
+    spacing, refine, n_fine = fine_grid(grid.shape[0], bandwidth, width)
     w = unit_weights(x, weights)
     if n_fine > MAX_FINE_GRID:
         return _truncated_kde(x, w, bandwidth, grid)
     step = spacing / refine
-    left, frac = linear_bins(x, step, n_fine)
+    left, frac = linear_bins(x, step, n_fine, lo)
     binned = np.bincount(left, weights=w * (1.0 - frac), minlength=n_fine + 1)
     binned += np.bincount(left + 1, weights=w * frac, minlength=n_fine + 1)
     half = int(np.ceil(TRUNCATE * bandwidth / step))
@@ -136,12 +158,13 @@ def kde_plan(x, bandwidth, grid):
     What :func:`kde_rows` needs to evaluate the KDE of the samples ``x``
     under any row of weights.
     """
-    spacing, refine, n_fine = fine_grid(grid.shape[0], bandwidth)
+    lo, width = grid[0], grid[-1] - grid[0]
+    spacing, refine, n_fine = fine_grid(grid.shape[0], bandwidth, width)
     plan = {"x": x, "bandwidth": bandwidth, "grid": grid, "n_fine": n_fine}
     if n_fine > MAX_FINE_GRID:
         return plan  # tiny bandwidth: binned_kde's exact path, one row at a time
     step = spacing / refine
-    left, frac = linear_bins(x, step, n_fine)
+    left, frac = linear_bins(x, step, n_fine, lo)
     half = int(np.ceil(TRUNCATE * bandwidth / step))
     offsets = np.arange(-half, half + 1) * (step / bandwidth)
     plan.update(

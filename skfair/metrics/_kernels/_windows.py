@@ -62,6 +62,15 @@ def window_ends(points, starts, width, rounding="exact"):
     return ends
 
 
+def left_window(padded, epsilon, rounding, lo=0.0):
+    """``(at_lo, n_left)``: the points of ``[lo, lo + ε]`` (see ``window_plan``)."""
+    at_lo = int(np.searchsorted(padded, lo, side="left"))
+    if at_lo == padded.shape[0] or padded[at_lo] != lo:
+        return -1, 0
+    end = window_ends(padded, np.array([at_lo]), epsilon, rounding)[0]
+    return at_lo, int(end) + 1
+
+
 def max_window_min(points, values, width, rounding="exact", absolute=False):
     """Maximum over windows ``[p_k, p_k + width]`` of the minimum of ``values``.
 
@@ -226,13 +235,43 @@ def sliding_min(values, width, fill=np.inf):
     return np.minimum(suffix[:n], prefix[width - 1 : n + width - 1])
 
 
-def mcdp_pair_exact(pair, epsilon, rounding):
+def clip_to_domain(points, gap, domain):
+    """A step function's breakpoints and values restricted to ``domain``.
+
+    ``points`` (increasing) and ``gap`` (its value on ``[p_k, p_{k+1})``, 0
+    before the first point) describe a right-continuous step function; the
+    result describes the same function on ``[lo, hi]``, with ``lo`` and ``hi``
+    as breakpoints: ``lo`` carries the value at ``lo`` (that of the last point
+    at or before it, 0 if none), points above ``hi`` are dropped and ``hi``
+    carries 0 (both CDFs are 1 there when every score is at most ``hi``).
+    For ``domain=(0, 1)`` and scores in [0, 1] this is the padding with the
+    scores 0 and 1 of the MCDP paper's definition.
+    """
+    lo, hi = domain
+    m = points.shape[0]
+    first = int(np.searchsorted(points, lo, side="right")) - 1  # last point <= lo
+    stop = int(np.searchsorted(points, hi, side="right"))  # points[:stop] <= hi
+    if first == 0 and points[0] == lo and stop == m and points[-1] == hi:
+        return points, gap
+    if first >= 0 and points[first] == lo:
+        head_p, head_g, body = [], [], slice(first, stop)
+    else:
+        head_p, head_g = [lo], [gap[first] if first >= 0 else 0]
+        body = slice(first + 1, stop)
+    tail = int(stop == 0 or points[stop - 1] < hi)
+    points = np.concatenate((head_p, points[body], [hi] * tail))
+    gap = np.concatenate((head_g, gap[body], [0] * tail)).astype(gap.dtype)
+    return points, gap
+
+
+def mcdp_pair_exact(pair, epsilon, rounding, domain=(0.0, 1.0)):
     """Exact MCDP(ε) of one pair's gap: ``(value, window, threshold, sign)``.
 
-    ``pair`` is a :class:`PairGap` (scores in [0, 1] when ``epsilon > 0``);
-    ``sign`` is the gap where the value is attained (positive: group ``a``'s
-    CDF is the higher), ``threshold`` the maximising score for ε = 0 (None
-    otherwise) and ``window`` the maximising ``[y0 - ε, y0 + ε] ∩ [0, 1]``.
+    ``pair`` is a :class:`PairGap` (scores in ``domain = (lo, hi)`` when
+    ``epsilon > 0``); ``sign`` is the gap where the value is attained
+    (positive: group ``a``'s CDF is the higher), ``threshold`` the
+    maximising score for ε = 0 (None otherwise) and ``window`` the
+    maximising ``[y0 - ε, y0 + ε] ∩ [lo, hi]``.
     """
     points, gap, scale = pair.points, pair.numerator, pair.scale
     if epsilon == 0.0:
@@ -240,48 +279,55 @@ def mcdp_pair_exact(pair, epsilon, rounding):
         k = k_max if gap[k_max] >= -gap[k_min] else k_min
         t = float(points[k])
         return abs(float(gap[k])) / scale, (t, t), t, gap[k]
-    # ΔF on [0, 1] has breakpoints at 0 (ΔF(0) = 0 when no score is 0) and at
-    # 1, where both CDFs are 1 (scores are in [0, 1]); the fast sort pads
-    # them already. The window engine reads |gap| without a full-size copy.
-    if points[0] > 0.0 or points[-1] < 1.0:
-        pad_left, pad_right = int(points[0] > 0.0), int(points[-1] < 1.0)
-        points = np.concatenate(([0.0] * pad_left, points, [1.0] * pad_right))
-        gap = np.concatenate(([0] * pad_left, gap, [0] * pad_right)).astype(gap.dtype)
-    # y0 = 0: the neighbourhood [0, min(ε, 1)].
-    n_left = int(np.searchsorted(points, epsilon, side="right"))
+    # ΔF on [lo, hi] has breakpoints at lo (ΔF(lo) = 0 when no score is lo)
+    # and at hi, where both CDFs are 1; the fast sort pads 0 and 1 already.
+    # The window engine reads |gap| without a full-size copy.
+    points, gap = clip_to_domain(points, gap, domain)
+    lo, hi = domain
+    # y0 = lo: the neighbourhood [lo, min(lo + ε, hi)], membership exact.
+    n_left = int(window_ends(points, np.array([0]), epsilon, rounding)[0]) + 1
     at = int(np.argmin(np.abs(gap[:n_left])))
     best = abs(gap[at])
-    window = (0.0, min(epsilon, 1.0))
-    # ε < y0 < 1 - ε: windows [p_k, p_k + 2ε]; larger y0 reach the score 1.
+    window = (lo, min(lo + epsilon, hi))
+    # lo + ε < y0 < hi - ε: windows [p_k, p_k + 2ε]; larger y0 reach hi.
     value, start, end = max_window_min(
         points, gap, 2.0 * epsilon, rounding, absolute=True
     )
     if value > best:
         best = value
         low = float(points[start])
-        window = (low, min(low + 2.0 * epsilon, 1.0))
+        window = (low, min(low + 2.0 * epsilon, hi))
         at = start + int(np.argmin(np.abs(gap[start : end + 1])))
     return float(best) / scale, window, None, gap[at]
 
 
-def mcdp_pair_approx(pair, epsilon, sampling_frequency):
+def approx_probes(epsilon, sampling_frequency, domain=(0.0, 1.0)):
+    """The probes of Algorithm 2: ``np.arange(lo, hi, ε / K)`` (``[lo]`` if empty)."""
+    lo, hi = domain
+    probes = np.arange(lo, hi, epsilon / sampling_frequency)
+    return probes if probes.size else np.array([lo])
+
+
+def mcdp_pair_approx(pair, epsilon, sampling_frequency, domain=(0.0, 1.0)):
     """The MCDP paper's Algorithm 2 on one pair (its published code, ``max`` mended).
 
     Returns ``(value, window, None, sign)`` as :func:`mcdp_pair_exact`. The
-    minima of the 2K-probe windows come from one :func:`sliding_min` pass,
-    linear in the number of probes, where the reference code takes each
-    window's minimum anew (O(K/ε · K)).
+    probes are :func:`approx_probes` on ``domain`` (``np.arange(0, 1, δ)``
+    by default). The minima of the 2K-probe windows come from one
+    :func:`sliding_min` pass, linear in the number of probes, where the
+    reference code takes each window's minimum anew (O(K/ε · K)).
     """
     k = sampling_frequency
     delta = epsilon / k
-    probes = np.arange(0, 1, delta)
+    lo, hi = domain
+    probes = approx_probes(epsilon, k, domain)
     gap = ecdf_gap_at(pair, probes)
     disparity = np.abs(gap)
     j0 = int(np.argmin(disparity[: k + 1]))
     best = float(disparity[j0])
     window = (float(probes[0]), float(probes[min(k, probes.size - 1)]))
     sign = gap[j0]
-    n_windows = min(int(np.ceil(1 / delta)) - 2 * k, probes.size - 2 * k)
+    n_windows = min(int(np.ceil((hi - lo) / delta)) - 2 * k, probes.size - 2 * k)
     if n_windows >= 1:
         windows = disparity[1 : n_windows + 2 * k]
         minima = sliding_min(windows, 2 * k)[: windows.shape[0] - 2 * k + 1]

@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels import kde_bandwidth, kde_plan, kde_rows, pair_codes
+from ._dense import abpc_grid
 from ._specs import band_norm
 from ._threads import map_chunks
 
@@ -146,23 +147,30 @@ class BandData:
 
     # -- KDEs ------------------------------------------------------------------
     def _prepare_kde(self, norm, w):
-        _, bw_method, n_points = norm
-        grid = np.linspace(0.0, 1.0, n_points)
+        """Each group's KDE plan and data KDE on the grouping's ABPC grid.
+
+        The grid is the public function's (:func:`~._dense.abpc_grid`: the
+        norm's domain, or the compared scores' range widened by 4 of the
+        largest bandwidths for ``domain=None``).
+        """
+        _, bw_method, n_points, domain = norm
+        options = {"n_points": n_points, "domain": domain}
         for grouping in self.groupings:
-            plans = []
-            for g, m in enumerate(grouping["members"]):
-                x = self._scores[m]
-                h = kde_bandwidth(x, w[m], bw_method, label=g)
-                plans.append(kde_plan(x, h, grid))
-            data = [
-                kde_rows(plan, w[None, m])
-                for plan, m in zip(plans, grouping["members"])
+            members = grouping["members"]
+            h = [
+                kde_bandwidth(self._scores[m], w[m], bw_method, label=g)
+                for g, m in enumerate(members)
             ]
-            grouping["kde"][norm] = (plans, np.stack([d[0] for d in data]))
+            at = np.concatenate(members)
+            codes = np.repeat(np.arange(len(members)), [m.shape[0] for m in members])
+            grid = abpc_grid(self._scores[at], codes, w[at], h, options)
+            plans = [kde_plan(self._scores[m], hg, grid) for m, hg in zip(members, h)]
+            data = [kde_rows(plan, w[None, m]) for plan, m in zip(plans, members)]
+            grouping["kde"][norm] = (plans, np.stack([d[0] for d in data]), grid)
 
     def _centred_kdes(self, grouping, norm, w_rows):
         """Each group's resampled KDE less the data's: (n_groups, n_rows, n_points)."""
-        plans, data = grouping["kde"][norm]
+        plans, data, _ = grouping["kde"][norm]
         members = grouping["members"]
         out = np.empty((len(members), w_rows.shape[0], norm[2]))
 
@@ -176,10 +184,9 @@ class BandData:
 
     def kde_pair_values(self, norm):
         """ABPC of every pair of every grouping, from the data's KDEs."""
-        grid = np.linspace(0.0, 1.0, norm[2])
         out = []
         for grouping in self.groupings:
-            dens = grouping["kde"][norm][1]
+            _, dens, grid = grouping["kde"][norm]
             a, b = pair_codes(len(grouping["members"]))
             out.append(np.trapezoid(np.abs(dens[a] - dens[b]), grid, axis=-1))
         return out
@@ -299,7 +306,7 @@ class BandData:
     def _maximum(self, norm, centred, k):
         """Max over pairs (or groups) of the studentised norm of ``centred``."""
         scale = self.scales(norm)[k]
-        integrate = self._integrator(norm)
+        integrate = self._integrator(norm, k)
         if not self.pair_mode(norm):
             return (integrate(np.abs(centred)) / scale[:, None]).max(axis=0)
         a, b = pair_codes(scale.shape[0])
@@ -312,8 +319,10 @@ class BandData:
             best = np.maximum(best, (norm_p / s[lo : lo + block, None]).max(axis=0))
         return best
 
-    def _integrator(self, norm):
+    def _integrator(self, norm, k=0):
         """The norm of the rows of a ``|gap|`` array (its last axis).
+
+        A KDE norm integrates on grouping ``k``'s grid.
 
         The L1 norm multiplies and sums (``np.multiply(...).sum()``), not
         ``@``: a BLAS call wakes a thread pool, which on a busy machine costs
@@ -324,7 +333,7 @@ class BandData:
         if norm == "l1":
             widths = self._widths
             return lambda v: np.multiply(v[..., :-1], widths).sum(axis=-1)
-        grid = np.linspace(0.0, 1.0, norm[2])
+        grid = self.groupings[k]["kde"][norm][2]
         return lambda v: np.trapezoid(v, grid, axis=-1)
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import fft as sp_fft
 
+from .._base import UNIT_DOMAIN, check_domain
 from .._kernels import (
     MAX_FINE_GRID,
     TRUNCATE,
@@ -29,6 +30,7 @@ from .._kernels import (
     direct_kde,
     fine_grid,
     kde_bandwidth,
+    kde_grid,
     linear_bins,
     pair_codes,
 )
@@ -146,7 +148,6 @@ def abpc_statistic(scores, codes, weights, n_groups, options):
     without spread.
     """
     n_points = int(options.get("n_points", 5000))
-    grid = np.linspace(0.0, 1.0, n_points)
     small = codes.astype(np.int16) if n_groups < 1 << 15 else codes
     order = np.argsort(small, kind="stable")  # a radix sort for int16
     starts = np.searchsorted(small[order], np.arange(n_groups + 1))
@@ -158,6 +159,7 @@ def abpc_statistic(scores, codes, weights, n_groups, options):
         )
         for g, at in enumerate(groups)
     ]
+    grid = abpc_grid(scores, codes, weights, bandwidths, options)
     if options.get("method") == "direct":
         densities = np.stack(
             [
@@ -180,6 +182,20 @@ def abpc_statistic(scores, codes, weights, n_groups, options):
     )
 
 
+def abpc_grid(scores, codes, weights, bandwidths, options):
+    """ABPC's grid for ``options["domain"]`` (see :func:`~skfair.metrics.abpc`).
+
+    The compared scores (``codes >= 0``) of positive weight give the range
+    of ``domain=None``.
+    """
+    domain = check_domain(options.get("domain", UNIT_DOMAIN))
+    observed = codes >= 0
+    if weights is not None:
+        observed &= weights > 0
+    n_points = int(options.get("n_points", 5000))
+    return kde_grid(domain, scores[observed], bandwidths, n_points)
+
+
 def _binned_kdes(scores, weights, groups, bandwidths, grid):
     """:func:`~skfair.metrics._kernels.binned_kde` of every group, batched.
 
@@ -193,7 +209,7 @@ def _binned_kdes(scores, weights, groups, bandwidths, grid):
     out = np.empty((len(groups), n_points))
     fine = {}
     for g, h in enumerate(bandwidths):
-        _, refine, n_fine = fine_grid(n_points, h)
+        _, refine, n_fine = fine_grid(n_points, h, grid[-1] - grid[0])
         if n_fine > MAX_FINE_GRID:
             at = groups[g]
             w = None if weights is None else weights[at]
@@ -203,13 +219,14 @@ def _binned_kdes(scores, weights, groups, bandwidths, grid):
     for refine, members in fine.items():
         batch = [groups[g] for g in members]
         h = [bandwidths[g] for g in members]
-        out[members] = _binned_batch(scores, weights, batch, h, refine, n_points)
+        out[members] = _binned_batch(scores, weights, batch, h, refine, grid)
     return out
 
 
-def _binned_batch(scores, weights, groups, bandwidths, refine, n_points):
+def _binned_batch(scores, weights, groups, bandwidths, refine, grid):
     """The binned KDEs of ``groups`` (of one fine grid): (n_groups, n_points)."""
-    spacing = 1.0 / (n_points - 1)
+    n_points = grid.shape[0]
+    spacing = (grid[-1] - grid[0]) / (n_points - 1)
     step, n_fine = spacing / refine, (n_points - 1) * refine + 1
     at = np.concatenate(groups)
     sizes = np.array([g.shape[0] for g in groups])
@@ -218,7 +235,7 @@ def _binned_batch(scores, weights, groups, bandwidths, refine, n_points):
         w = np.repeat(1.0 / sizes, sizes)
     else:
         w = weights[at] / np.repeat(np.bincount(row, weights[at]), sizes)
-    left, frac = linear_bins(scores[at], step, n_fine)
+    left, frac = linear_bins(scores[at], step, n_fine, grid[0])
     left += row * (n_fine + 1)
     size = len(groups) * (n_fine + 1)
     binned = np.bincount(left, weights=w * (1.0 - frac), minlength=size)

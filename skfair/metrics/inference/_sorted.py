@@ -22,17 +22,18 @@ from ...utils import (
     codes_as_groups,
     sensitive_groupings,
 )
-from .._base import aggregate
+from .._base import UNIT_DOMAIN, aggregate, check_domain
 from .._kernels import (
     PairGap,
     group_steps,
+    left_window,
     mcdp_pair_approx,
     padded_points,
     pair_codes,
     pairs_abcc,
     pairs_max_gap,
     pairs_mcdp,
-    window_plan,
+    window_ends,
     worst_abcc,
     worst_mcdp,
 )
@@ -70,7 +71,8 @@ class SharedSort:
         self.cell_sorted = cells.codes[order]
         self.w_sorted = None if weights is None else weights[order]
         # the distinct scores padded with 0 and 1 (MCDP's breakpoints on
-        # [0, 1]; harmless elsewhere) and each sorted sample's point there
+        # [0, 1]; harmless elsewhere, and other domains are handled by the
+        # windows' plan) and each sorted sample's point there
         self.padded, self.point_of, self.ends = padded_points(self.sorted)
         self.points = self.sorted if self.ends is None else self.sorted[self.ends]
         self.pad_left = int(self.points[0] > 0.0)
@@ -155,11 +157,28 @@ class SharedSort:
         if spec.metric == "abcc" and opts.get("method", "exact") == "exact":
             return pairs_abcc(steps, a, b, self.padded)
         epsilon = float(opts.get("epsilon", 0.0))
+        domain = self.domain(opts, codes, w_pos)
         if spec.metric == "mcdp" and opts.get("method", "exact") == "exact":
             if epsilon == 0.0:
                 return pairs_max_gap(steps, a, b)
-            return pairs_mcdp(steps, a, b, self._plan(epsilon, opts))
-        return self._pairs_on_grid(spec, steps, a, b)
+            return pairs_mcdp(steps, a, b, self._plan(epsilon, opts, domain[0]))
+        return self._pairs_on_grid(spec, steps, a, b, domain)
+
+    def domain(self, opts, codes, w_pos):
+        """The ``(lo, hi)`` of MCDP's windows on one resample of one grouping.
+
+        ``opts["domain"]`` as given, or for None the range of the scores
+        compared (``codes >= 0``) with positive weight, as the public
+        function takes it on the resampled data.
+        """
+        domain = opts.get("domain", UNIT_DOMAIN)
+        if domain is not None:
+            return check_domain(domain)
+        kept = codes >= 0
+        if w_pos is not None:
+            kept &= w_pos > 0
+        first, last = int(np.argmax(kept)), self.n - 1 - int(np.argmax(kept[::-1]))
+        return float(self.sorted[first]), float(self.sorted[last])
 
     def _delta_dp_pairs(self, threshold, steps, a, b, codes, w_pos):
         """ΔDP_c (group means) or ΔDP_b^t (CDFs at the threshold) of every pair."""
@@ -177,7 +196,7 @@ class SharedSort:
             level = steps.at(groups, k + self.pad_left) if k >= 0 else 0.0 * groups
         return np.abs(level[a] - level[b])
 
-    def _pairs_on_grid(self, spec, steps, a, b):
+    def _pairs_on_grid(self, spec, steps, a, b, domain):
         """ABCC on a grid and MCDP's Algorithm 2: a pair's gap at every score."""
         opts = spec.options
         grid = np.linspace(0, 1, opts.get("n_points", 10000))
@@ -191,17 +210,28 @@ class SharedSort:
                 out[i] = np.trapezoid(np.abs(on_grid), grid)
             else:
                 pair = PairGap(self.points, row, 1.0, 0, 1)
-                out[i] = mcdp_pair_approx(pair, float(opts.get("epsilon", 0.0)), k)[0]
+                epsilon = float(opts.get("epsilon", 0.0))
+                out[i] = mcdp_pair_approx(pair, epsilon, k, domain)[0]
         return out
 
-    def _plan(self, epsilon, opts):
-        """The windows of MCDP(ε) on the padded scores (shared by all resamples)."""
-        key = (epsilon, opts.get("rounding", "exact"))
-        if key not in self._windows:
-            self._windows[key] = window_plan(self.padded, *key)
-        return self._windows[key]
+    def _plan(self, epsilon, opts, lo):
+        """The windows of MCDP(ε) on the padded scores, for a domain from ``lo``.
 
-    def _pair_max(self, spec, steps, a, b):
+        The windows' ends are shared by all resamples; the neighbourhood of
+        ``lo`` is found per call (one search). See
+        :func:`~skfair.metrics._kernels.window_plan`.
+        """
+        rounding = opts.get("rounding", "exact")
+        key = (epsilon, rounding)
+        if key not in self._windows:
+            starts = np.arange(self.padded.shape[0])
+            self._windows[key] = window_ends(
+                self.padded, starts, 2.0 * epsilon, rounding
+            )
+        at_lo, n_left = left_window(self.padded, epsilon, rounding, lo)
+        return n_left, self._windows[key], at_lo
+
+    def _pair_max(self, spec, steps, a, b, domain):
         """The worst pair's exact MCDP or ABCC, evaluating few pairs.
 
         See :func:`~skfair.metrics._kernels.worst_mcdp`; the maximum is the
@@ -210,8 +240,10 @@ class SharedSort:
         if spec.metric == "abcc":
             return worst_abcc(steps, a, b, self.padded)
         epsilon = float(spec.options.get("epsilon", 0.0))
-        plan = None if epsilon == 0.0 else self._plan(epsilon, spec.options)
-        return worst_mcdp(steps, a, b, self.padded, epsilon, plan)
+        plan = None
+        if epsilon > 0.0:
+            plan = self._plan(epsilon, spec.options, domain[0])
+        return worst_mcdp(steps, a, b, self.padded, epsilon, plan, domain)
 
     def values(self, w_pos, cell_pos, specs):
         """The aggregated value of every spec on one resample (None for ABPC).
@@ -232,7 +264,7 @@ class SharedSort:
             defined = all((steps.totals > 0).all() for steps, _ in cdfs)
             if agg == "max" and exact and defined and spec.metric in ("abcc", "mcdp"):
                 results[spec] = max(
-                    self._worst(spec, k, cdfs[k][0], tables)
+                    self._worst(spec, k, cdfs[k], tables, w_pos)
                     for k in range(len(self.groupings))
                 )
             else:
@@ -240,8 +272,13 @@ class SharedSort:
                 results[spec] = aggregate(per_grouping, agg)
         return [results[s] if s.sortable else None for s in specs]
 
-    def _worst(self, spec, k, steps, tables):
-        """The worst pair's exact MCDP or ABCC in grouping ``k`` (``tables``: cache)."""
+    def _worst(self, spec, k, cdfs, tables, w_pos):
+        """The worst pair's exact MCDP or ABCC in grouping ``k`` (``tables``: cache).
+
+        ``cdfs`` is the grouping's steps and codes; ``w_pos`` the resample's
+        weights (for the domain of ``domain=None``).
+        """
+        steps, codes = cdfs
         n_groups = self.groupings[k].n_groups
         plain = spec.metric == "abcc" or float(spec.options.get("epsilon", 0.0)) == 0
         dense = plain and not steps.exact
@@ -249,7 +286,8 @@ class SharedSort:
             if k not in tables:
                 tables[k] = cdf_table(steps, self.points.shape[0], self.pad_left)
             return worst_from_table(tables[k], self.points, spec.metric)
-        return self._pair_max(spec, steps, *pair_codes(n_groups))
+        domain = self.domain(spec.options, codes, w_pos)
+        return self._pair_max(spec, steps, *pair_codes(n_groups), domain)
 
     def abpc(self, w_pos, cell_pos, spec):
         """ABPC of a relabelling (a permutation: weights unchanged), or None.

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._base import UNIT_DOMAIN, check_domain
 from .._distribution import abcc, abpc, delta_dp
 from .._mcdp import mcdp
 
@@ -192,13 +193,19 @@ def auto_method(spec, shared=None):
 def band_norm(spec):
     """The norm of the gap in which a metric is 1-Lipschitz (see ``_bands``).
 
-    ``"sup"`` for MCDP(ε) (every ε) and ΔDP_b^t = ``|G(t)|``, ``"l1"`` for
-    ABCC = ``∫|G|`` and ΔDP_c = ``|∫G|``, ``("kde", bw_method, n_points)``
-    (the density gap's L1 norm) for ABPC.
+    ``"sup"`` for MCDP(ε) (every ε and domain) and ΔDP_b^t = ``|G(t)|``,
+    ``"l1"`` for ABCC = ``∫|G|`` and ΔDP_c = ``|∫G|`` (on the real line),
+    ``("kde", bw_method, n_points, domain)`` (the density gap's L1 norm on
+    ABPC's domain) for ABPC.
     """
     opts = spec.options
     if spec.metric == "abpc":
-        return ("kde", opts.get("bw_method", "scott"), int(opts.get("n_points", 5000)))
+        return (
+            "kde",
+            opts.get("bw_method", "scott"),
+            int(opts.get("n_points", 5000)),
+            check_domain(opts.get("domain", UNIT_DOMAIN)),
+        )
     if spec.metric == "mcdp" or opts.get("threshold") is not None:
         return "sup"
     return "l1"

@@ -1,0 +1,190 @@
+"""The fit and predict steps shared by the barycentre post-processors.
+
+:class:`~skfair.postprocessing.ThresholdInvariantClassifier` and
+:class:`~skfair.postprocessing.ThresholdInvariantRegressor` differ in their
+targets and in which method of the estimator gives the scores (a class's
+probability or decision value, or a regressor's prediction). Everything
+else is :class:`BarycentreRepairMixin`: the groups read from ``X``
+(``_groups``), the deployed model and the scores that estimate the groups'
+distributions (``_calibration``), the quantile tables, their barycentre and
+the transport (``_barycentre``), and the routing of fit parameters.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import is_classifier
+from sklearn.frozen import FrozenEstimator
+from sklearn.model_selection import check_cv
+from sklearn.utils._param_validation import (  # no public equivalent
+    Interval,
+    StrOptions,
+)
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
+from sklearn.utils.validation import check_random_state, validate_data
+
+from ..utils import (
+    SensitiveColumnsMixin,
+    check_not_lazy,
+    check_sensitive_features,
+    drop_unused_categories,
+)
+from ._barycentre import _row_uniforms, fit_quantile_tables, transport
+from ._calibration import (
+    calibration_scores,
+    fit_deployed,
+    frozen_scores,
+    route_fit_params,
+)
+from ._groups import fit_groups, table_indices
+
+#: The constraints of the parameters both post-processors take.
+REPAIR_PARAMETER_CONSTRAINTS = {
+    "sensitive": [str, Integral, list, tuple],
+    "repair": [Interval(Real, 0, 1, closed="both")],
+    "cv": ["cv_object"],
+    "calibration": [StrOptions({"oof", "in_sample"})],
+    "n_quantiles": [Interval(Integral, 2, None, closed="left")],
+    "smoothing": [Interval(Real, 0, None, closed="left")],
+    "ties": [StrOptions({"random", "midrank"})],
+    "unseen_group": [StrOptions({"error", "pooled", "identity"})],
+    "min_group_size": [Interval(Integral, 1, None, closed="left"), None],
+    "n_jobs": [Integral, None],
+    "random_state": ["random_state"],
+}
+
+
+def check_fit_shape(estimator, X):
+    """Store ``X``'s shape and names; refuse an ``X`` without rows or columns.
+
+    ``X`` is the base estimator's to validate: only its shape and feature
+    names are read here, with scikit-learn's message for an empty ``X``.
+    """
+    validate_data(estimator, X, skip_check_array=True)
+    for axis, what in enumerate(("sample", "feature")):  # scikit-learn's text
+        if len(np.shape(X)) > axis and np.shape(X)[axis] == 0:
+            raise ValueError(
+                f"Found array with 0 {what}(s) (shape={np.shape(X)}) while a "
+                f"minimum of 1 is required by {type(estimator).__name__}."
+            )
+
+
+class BarycentreRepairMixin(SensitiveColumnsMixin):
+    """Groups, calibration, quantile tables and transport of the post-processors.
+
+    The subclass validates its target, names the estimator's method whose
+    scores are repaired, and calls :meth:`_fit_repair` in ``fit`` and
+    :meth:`_repair` on the deployed model's scores at predict time.
+    """
+
+    def _groups(self, X, *, fit=False):
+        """Encode the groups of ``X``; at fit, store ``left_out_groups_``."""
+        columns = drop_unused_categories(self._sensitive_columns(X))
+        if not fit:
+            return check_sensitive_features(columns).intersection()
+        grouping, self.left_out_groups_ = fit_groups(
+            columns, min_group_size=self.min_group_size
+        )
+        return grouping
+
+    def _fit_repair(
+        self, X, y, *, grouping, sample_weight, fit_params, response_method, classes
+    ):
+        """Fit the deployed model and the groups' quantile tables.
+
+        Sets ``estimator_``, ``calibration_`` and the tables' attributes.
+        ``grouping`` is None when the sensitive labels could not be encoded
+        before the estimator saw ``X`` (they are encoded after it);
+        ``classes`` is None for a regressor.
+        """
+        frozen = isinstance(self.estimator, FrozenEstimator)
+        fit_params, split_params = route_fit_params(
+            self, sample_weight=sample_weight, fit_params=fit_params, frozen=frozen
+        )
+        weights = np.ones(y.shape[0]) if sample_weight is None else sample_weight
+        if frozen:
+            self.estimator_, oof = self.estimator, None
+            own = frozen_scores(
+                self.estimator_, X, classes=classes, response_method=response_method
+            )
+        else:
+            self.estimator_, oof, own = fit_deployed(
+                self.estimator,
+                X,
+                y,
+                calibration=self.calibration,
+                cv=self.cv,
+                response_method=response_method,
+                fit_params=fit_params,
+                split_params=split_params,
+                n_jobs=self.n_jobs,
+                classifier=is_classifier(self),
+            )
+        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        self._hash_seed = int(seed)
+        if grouping is None:  # labels were unhashable and X passed the estimator
+            grouping = self._groups(X, fit=True)
+        scores, self.calibration_ = calibration_scores(oof, own, weights=weights, X=X)
+        if frozen:
+            self.calibration_ = "frozen"
+        self._fit_tables(scores, grouping, weights)
+
+    def _fit_tables(self, scores, grouping, weights):
+        """Store the groups' quantile tables and their barycentre."""
+        fitted = fit_quantile_tables(
+            scores,
+            grouping.codes,
+            n_groups=grouping.n_groups,
+            weights=weights,
+            n_quantiles=self.n_quantiles,
+            smoothing=self.smoothing,
+        )
+        # groups whose samples all have weight 0 get no table
+        self.groups_ = [grouping.labels[g] for g in fitted.groups]
+        self.group_weights_ = fitted.weights
+        self.quantile_levels_ = fitted.levels
+        self.quantiles_ = fitted.tables
+        self.pooled_quantiles_ = fitted.pooled
+        self.barycenter_ = fitted.barycentre
+        self._sensitive_name = grouping.name
+
+    def _repair(self, X, scores):
+        """``(1 - repair) * s + repair * Q̄(F_g(s))`` for the scores of ``X``."""
+        validate_data(self, check_not_lazy(X), reset=False, skip_check_array=True)
+        table_index = table_indices(
+            self._groups(X),
+            groups=self.groups_,
+            left_out_groups=self.left_out_groups_,
+            unseen_group=self.unseen_group,
+            name=self._sensitive_name,
+        )
+        if self.ties == "random":
+            jitter = _row_uniforms(X, self._hash_seed)
+        else:
+            jitter = np.full(scores.shape[0], 0.5)
+        target = transport(
+            scores,
+            table_index,
+            tables=[*self.quantiles_, self.pooled_quantiles_],
+            levels=self.quantile_levels_,
+            barycentre=self.barycenter_,
+            jitter=jitter,
+        )
+        return (1.0 - self.repair) * scores + self.repair * target
+
+    def _metadata_router(self):
+        """Route ``fit``'s metadata to the estimator's fit and the cv's split."""
+        return (
+            MetadataRouter(owner=self)
+            .add_self_request(self)
+            .add(
+                estimator=self.estimator,
+                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+            )
+            .add(
+                splitter=check_cv(self.cv, classifier=is_classifier(self)),
+                method_mapping=MethodMapping().add(caller="fit", callee="split"),
+            )
+        )

@@ -1,0 +1,404 @@
+"""The audit of a multiclass classifier: the task, the classes, the tables, facts.
+
+The multiclass branch of :func:`skfair.report.audit`. ``y_score`` is an
+``(n_samples, n_classes)`` probability matrix (the predicted class is the
+most probable one) or the predicted labels (then class ``k``'s "probability"
+is the indicator ``y_pred == k``). Class ``k`` is audited one-vs-rest: its
+probability column is a score, and the distribution metrics, their
+intervals and tests are the classifier's (:func:`check_metrics`,
+:func:`metrics_table`, :func:`finish_metrics`, once per column); the rate
+table is :func:`skfair.metrics.multiclass_rate_table` for each table
+grouping (selection rate, TPR and FPR of every class with Wilson intervals,
+ratios to the reference group); the per-class gaps between groups are
+:func:`skfair.metrics.multiclass_rate_details`' (the values of
+``multiclass_selection_rate_difference`` and co.). The texts are in
+:mod:`._multiclass_views`, the figures in :mod:`._multiclass_figures`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.exceptions import UndefinedMetricWarning
+
+from ..metrics import multiclass_rate_details, multiclass_rate_table
+from ..utils import (
+    SMALL_GROUP_SIZE,
+    check_sensitive_features,
+    group_label_text,
+)
+from ._budget import check_resampling_cost
+from ._common import FEW_POSITIVES
+from ._compute import (
+    _reference_index,
+    audited_groupings,
+    check_metrics,
+    encoded_features,
+    metrics_table,
+)
+from ._facts import (
+    AuditedData,
+    AuditInputs,
+    ClassGap,
+    ConfusionMatrix,
+    GroupRate,
+    Headline,
+    MetricResult,
+    MulticlassFacts,
+    TableReference,
+)
+from ._headline import distribution_facts, finish_metrics
+from ._report import AuditReport
+
+_RATE_COLUMNS = {
+    "selection_rate": "selection_rate",
+    "tpr": "true_positive_rate",
+    "fpr": "false_positive_rate",
+}
+_GAP_RATES = (
+    ("selection_rate_gap", "selection_rate", "Selection-rate gap"),
+    ("tpr_gap", "true_positive_rate", "TPR gap (one-vs-rest)"),
+    ("fpr_gap", "false_positive_rate", "FPR gap (one-vs-rest)"),
+)
+
+
+# -- the group table ------------------------------------------------------------
+def _grouping_rows(grouping, data, ref, settings):
+    """One row per (group, class) of ``grouping``: the rates and the mean score."""
+    rows = grouping.codes >= 0
+    codes, n, k = grouping.codes[rows], grouping.n_groups, len(data.classes)
+    truth = data.pred[rows] if data.truth is None else data.truth[rows]
+    with warnings.catch_warnings():  # undefined rates: NaN, named in the notes
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        table = multiclass_rate_table(
+            truth,
+            data.pred[rows],
+            sensitive_features=pd.Categorical.from_codes(codes, categories=range(n)),
+            labels=list(range(k)),
+            min_group_size=1,  # the report has chosen its groups
+            reference=ref,
+            confidence_level=settings.confidence_level,
+        ).reindex(range(n))
+    sizes = table[("size", "")].to_numpy()
+    sums = np.zeros((n, k))
+    np.add.at(sums, codes, data.proba[rows])
+    frame = {
+        "grouping": np.repeat(grouping.name, n * k),
+        "group": np.repeat([group_label_text(g) for g in grouping.labels], k),
+        "class": np.tile([str(c) for c in data.classes], n),
+        "is_reference": np.repeat(np.arange(n) == ref, k),
+        "size": np.repeat(sizes, k),
+        "share": np.repeat(sizes / sizes.sum(), k),
+        "mean_score": (sums / sizes[:, None]).ravel(),
+    }
+    for name in ("n_predicted", "n_true"):
+        frame[name] = table[name].to_numpy().ravel()
+    for short, long in _RATE_COLUMNS.items():
+        for suffix in ("", "_low", "_high"):
+            frame[short + suffix] = table[long + suffix].to_numpy().ravel()
+    rates = table["selection_rate"].to_numpy()
+    frame["selection_rate_ratio"] = table["selection_rate_ratio"].to_numpy().ravel()
+    frame["selection_rate_diff"] = (rates - rates[ref]).ravel()
+    if data.truth is None:
+        frame["n_true"] = np.full(n * k, np.nan)
+        for short in ("tpr", "fpr"):
+            for suffix in ("", "_low", "_high"):
+                frame[short + suffix] = np.full(n * k, np.nan)
+    return pd.DataFrame(frame)
+
+
+def _confusion(grouping, data):
+    """A :class:`ConfusionMatrix` per group of ``grouping`` (labels needed)."""
+    rows = grouping.codes >= 0
+    n, k = grouping.n_groups, len(data.classes)
+    cell = (grouping.codes[rows] * k + data.truth[rows]) * k + data.pred[rows]
+    counts = np.bincount(cell, minlength=n * k * k).reshape(n, k, k)
+    return [
+        ConfusionMatrix(
+            grouping.name,
+            group_label_text(label),
+            int(counts[g].sum()),
+            tuple(tuple(int(c) for c in row) for row in counts[g]),
+        )
+        for g, label in enumerate(grouping.labels)
+    ]
+
+
+def multiclass_groups(tables, data, settings):
+    """The long group table, a :class:`TableReference` per table, confusion."""
+    frames, references, confusion = [], [], []
+    reference = settings.reference
+    for grouping, component in tables:
+        sizes = np.bincount(grouping.codes[grouping.kept], minlength=grouping.n_groups)
+        ref, how = _reference_index(grouping, sizes, reference, component)
+        frames.append(_grouping_rows(grouping, data, ref, settings))
+        references.append(
+            TableReference(grouping.name, group_label_text(grouping.labels[ref]), how)
+        )
+        if data.truth is not None:
+            confusion += _confusion(grouping, data)
+    if reference is not None and all(r.how == "largest" for r in references):
+        from ._common import AUDIT_REFERENCE_ERROR
+
+        raise ValueError(
+            AUDIT_REFERENCE_ERROR.format(
+                reference=reference,
+                names=" or ".join(repr(g.name) for g, _ in tables),
+                labels=sorted({g for f in frames for g in f["group"]}),
+            )
+        )
+    return pd.concat(frames, ignore_index=True), tuple(references), tuple(confusion)
+
+
+# -- the metrics ------------------------------------------------------------------
+def _text_pair(row):
+    if row["lowest_group"] is None:
+        return None, None
+    pair = tuple(group_label_text(row[k]) for k in ("highest_group", "lowest_group"))
+    return pair, row["grouping"]
+
+
+def _gap_result(key, name, value, pair=None, grouping=None):
+    undefined = None
+    if not math.isfinite(value):
+        undefined = "fewer than two groups have this rate (see the notes)"
+    return MetricResult(
+        key,
+        name,
+        float(value),
+        undefined_reason=undefined,
+        pair=pair,
+        pair_grouping=grouping,
+    )
+
+
+def gap_results(data, sensitive_features, settings):
+    """The per-class rate gaps between groups, their worst class and mean.
+
+    From :func:`skfair.metrics.multiclass_rate_details` (the values of
+    ``multiclass_selection_rate_difference`` and co.); no interval, no test.
+    """
+    rates = _GAP_RATES if data.truth is not None else _GAP_RATES[:1]
+    if data.truth is not None:
+        rates += (("equalized_odds_gap", "equalized_odds", "Equalised-odds gap"),)
+    common = {
+        "sensitive_features": sensitive_features,
+        "labels": list(range(len(data.classes))),
+        "combine": settings.combine,
+        "min_group_size": settings.keep,
+    }
+    truth = data.pred if data.truth is None else data.truth
+    out = []
+    with warnings.catch_warnings():  # undefined rates: named in the notes
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        for key, rate, name in rates:
+            result = multiclass_rate_details(truth, data.pred, rate=rate, **common)
+            mean = multiclass_rate_details(
+                truth, data.pred, rate=rate, class_agg="mean", **common
+            )
+            worst = result.worst_class
+            which = "" if worst is None else f": {data.classes[worst]}"
+            out.append(_gap_result(key, f"{name} (worst class{which})", result.value))
+            out.append(
+                _gap_result(f"{key}_mean", f"{name} (mean over classes)", mean.value)
+            )
+            if rate == "equalized_odds":
+                continue
+            for code, row in result.by_class.iterrows():
+                cls = data.classes[code]
+                out.append(
+                    _gap_result(
+                        f"{key}[{cls}]",
+                        f"class {cls}: {name}",
+                        row["difference"],
+                        *_text_pair(row),
+                    )
+                )
+    return out
+
+
+# -- the headline's facts ----------------------------------------------------------
+def _rate(row, rate):
+    size = int(row["size"])
+    n_true = row["n_true"]
+    positives = {"tpr": n_true, "fpr": size - n_true}.get(rate)
+    return GroupRate(
+        group=row["group"],
+        size=size,
+        rate=float(row[rate]),
+        low=float(row[f"{rate}_low"]),
+        high=float(row[f"{rate}_high"]),
+        ratio=float(row["selection_rate_ratio"]) if rate == "selection_rate" else None,
+        n_positive=None if positives is None else int(positives),
+    )
+
+
+def class_gap(frame, label, rate):
+    """The :class:`ClassGap` of ``rate`` over the groups of ``frame`` (one class).
+
+    The groups that are too small to read are left out when two larger ones
+    remain (see :class:`ClassGap`); None when no group has the rate.
+    """
+    values = frame[rate].to_numpy(dtype=np.float64)
+    finite = frame[np.isfinite(values)]
+    undefined = tuple(frame.loc[~np.isfinite(values), "group"])
+    count = {
+        "selection_rate": finite["size"],
+        "tpr": finite["n_true"],
+        "fpr": finite["size"] - finite["n_true"],
+    }[rate]
+    least = SMALL_GROUP_SIZE if rate == "selection_rate" else FEW_POSITIVES
+    enough = finite[count.to_numpy() >= least]
+    left_out = ()
+    if len(enough) >= 2:
+        left_out = tuple(finite.loc[count.to_numpy() < least, "group"])
+        finite = enough
+    if finite.empty:
+        return None
+    low = finite.loc[finite[rate].idxmin()]
+    high = finite.loc[finite[rate].idxmax()]
+    return ClassGap(
+        label=label,
+        rate=rate,
+        value=float(high[rate] - low[rate]),
+        lowest=_rate(low, rate),
+        highest=_rate(high, rate),
+        left_out=left_out,
+        undefined=undefined,
+    )
+
+
+def _gaps(frame, classes, rate):
+    gaps = (class_gap(frame[frame["class"] == c], c, rate) for c in classes)
+    return tuple(g for g in gaps if g is not None)
+
+
+def multiclass_facts(groups, compared_names, data, distribution_class, confusion):
+    """The :class:`MulticlassFacts` of the grouping of the largest selection gap.
+
+    A grouping with two groups of ``SMALL_GROUP_SIZE`` samples or more is
+    preferred (its gaps leave the smaller groups out), then one the metrics
+    compare (``compared_names``) over the other tables' (an attribute of an
+    intersection).
+    """
+    classes = tuple(str(c) for c in data.classes)
+    candidates = []
+    for name in groups["grouping"].unique():
+        frame = groups[groups["grouping"] == name]
+        selection = _gaps(frame, classes, "selection_rate")
+        sizes = frame.drop_duplicates("group")["size"]
+        readable = int((sizes >= SMALL_GROUP_SIZE).sum()) >= 2
+        gap = max(g.value for g in selection)
+        compared = name in compared_names
+        candidates.append(((readable, compared, gap), name, frame, selection))
+    # two readable groups or more first, then a compared grouping (the
+    # metrics'), then the largest gap
+    _, name, frame, selection = max(candidates, key=lambda c: c[0])
+    labelled = data.truth is not None
+    return MulticlassFacts(
+        classes=classes,
+        prediction=data.prediction,
+        grouping=name,
+        reference=frame.loc[frame["is_reference"], "group"].iloc[0],
+        selection=selection,
+        distribution_class=distribution_class,
+        tpr=_gaps(frame, classes, "tpr") if labelled else (),
+        fpr=_gaps(frame, classes, "fpr") if labelled else (),
+        confusion=confusion,
+    )
+
+
+# -- the audit ------------------------------------------------------------------------
+def _per_class(data, sensitive_features, compared, groups, settings, run):
+    """Each class's distribution metrics, phase by phase (keys ``"mcdp[High]"``).
+
+    Returns the results and ``{class text: (its results, its MCDP details)}``.
+    """
+    resampling, progress = run
+    columns = [data.proba[:, k] for k in range(len(data.classes))]
+    progress("metrics")
+    checked = [check_metrics(s, sensitive_features, settings) for s in columns]
+    progress("intervals and tests")
+    tables = []
+    for k, scores in enumerate(columns):
+
+        def count(done, total, k=k):
+            progress.count(k * total + done, len(columns) * total)
+
+        tables.append(
+            metrics_table(
+                scores, sensitive_features, settings, resampling, checked[k], count
+            )
+        )
+    progress("where MCDP is attained")
+    results, per_class = [], {}
+    for k, cls in enumerate(map(str, data.classes)):
+        found = finish_metrics(
+            tables[k],
+            settings=settings,
+            groups=groups[groups["class"] == cls],
+            compared=compared,
+            details=checked[k][2],
+            scores=columns[k],
+            n_permutations=resampling.n_permutations,
+        )
+        per_class[cls] = (found, checked[k][2])
+        results += [
+            dataclasses.replace(r, key=f"{r.key}[{cls}]", name=f"class {cls}: {r.name}")
+            for r in found
+        ]
+    return results, per_class
+
+
+def audit_multiclass(data, sensitive_features, settings, resampling, progress):
+    """The multiclass audit of validated in-memory data (:class:`MulticlassInputs`)."""
+    n = data.proba.shape[0]
+    attributes = check_sensitive_features(sensitive_features, n_samples=n)
+    compared, tables, left_out = audited_groupings(
+        attributes, settings.combine, settings.keep
+    )
+    # K columns resampled: as costly as K times the samples
+    check_resampling_cost(compared, n * len(data.classes), resampling)
+    encoded = encoded_features(attributes, sensitive_features)
+    progress("groups")
+    groups, references, confusion = multiclass_groups(tables, data, settings)
+    results, per_class = _per_class(
+        data, encoded, compared, groups, settings, (resampling, progress)
+    )
+    results += gap_results(data, encoded, settings)
+    worst = max(per_class, key=lambda c: per_class[c][1][0.0].value)
+    found, details = per_class[worst]
+    k = [str(c) for c in data.classes].index(worst)
+    audited = {g.name: g.kept for g in compared}[details[0.0].attribute]
+    distribution = distribution_facts(
+        found, details, data.proba[audited, k], settings.epsilon
+    )
+    names = [g.name for g in compared]
+    return AuditReport(
+        settings=settings,
+        resampling=resampling,
+        data=AuditedData(
+            n_samples=n,
+            attributes=tuple(attributes.names),
+            has_labels=data.truth is not None,
+            kept_groups={g.name: g.labels for g in compared},
+            left_out=tuple(left_out),
+        ),
+        groups=groups,
+        references=references,
+        metric_results=results,
+        mcdp_details={
+            eps: dataclasses.replace(r, attribute=f"{r.attribute}, class {worst}")
+            for eps, r in details.items()
+        },
+        headline=Headline(
+            None,
+            distribution,
+            multiclass=multiclass_facts(groups, names, data, worst, confusion),
+        ),
+        inputs=AuditInputs(data.proba, sensitive_features, data.truth),
+    )

@@ -1,0 +1,130 @@
+"""The figures of a multiclass audit: per-class group CDFs and a heat map.
+
+Each draws on the axes :func:`._figures.draw_figures` gives it (the CDFs
+replace them with one panel per class, on the same figure) and returns its
+title, caption and ``alt`` text, read from what was drawn. The groups are
+the report's (``report.group_arguments()``), so every value is the table's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..utils import group_label_text
+
+#: Rows of the heat map (the largest groups when there are more).
+MAX_HEATMAP_ROWS = 40
+#: Panels per row of the per-class CDFs.
+PANELS_PER_ROW = 3
+
+
+def class_cdf_figure(report, ax, context):
+    """Each group's CDF of each class's probability: one panel per class."""
+    from ..plotting import GroupCDFDisplay
+
+    facts = report.headline.multiclass
+    fig, k = ax.figure, len(facts.classes)
+    ax.remove()
+    n_rows = -(-k // PANELS_PER_ROW)
+    n_cols = min(k, PANELS_PER_ROW)
+    fig.set_size_inches(3.0 * n_cols + 2.2, 3.3 * n_rows)
+    axes = np.atleast_1d(fig.subplots(n_rows, n_cols, sharey=True, squeeze=False))
+    values = []
+    for j, cls in enumerate(facts.classes):
+        panel = axes.flat[j]
+        display = GroupCDFDisplay.from_predictions(
+            None,
+            context["scores"][:, j],
+            ax=panel,
+            max_points=2000,
+            xscale="linear",
+            **context["common"],
+        )
+        result = display.mcdp_result
+        pair = " vs ".join(group_label_text(g) for g in result.groups)
+        values.append(f"class {cls}: MCDP(0) = {result.value:.4f} ({pair})")
+        panel.set_title(f"class {cls}: MCDP(0) = {result.value:.3f}", fontsize="small")
+        panel.set_xlabel(f"probability of {cls}")
+        legend = panel.get_legend()
+        if legend is not None and j != k - 1:
+            legend.remove()
+    for panel in axes.flat[k:]:
+        panel.set_visible(False)
+    labels = facts.prediction == "labels"
+    caption = (
+        "Empirical CDF of each group's probability of each class (one panel per "
+        "class, one-vs-rest); the black segment marks where two groups' CDFs are "
+        "furthest apart (MCDP(0) of that class)."
+    )
+    if labels:
+        caption += (
+            " The labels were given: each column is 0/1 (predicted the class or "
+            "not), so each CDF is one step, at the share not predicted the class."
+        )
+    return {
+        "title": "Group CDFs of each class's probability",
+        "caption": caption,
+        "alt": (
+            f"{k} panels of step plots, one per class, of each group's empirical "
+            f"CDF of the probability of that class; {'; '.join(values)}."
+        ),
+    }
+
+
+def selection_heatmap_figure(report, ax, context):
+    """The selection rate of each group (rows) and class (columns)."""
+    facts = report.headline.multiclass
+    frame = report.groups[report.groups["grouping"] == facts.grouping]
+    classes = list(facts.classes)
+    table = frame.pivot_table(
+        index="group", columns="class", values="selection_rate", sort=False
+    )[classes]
+    sizes = frame.drop_duplicates("group").set_index("group")["size"]
+    n_groups = len(table)
+    if n_groups > MAX_HEATMAP_ROWS:
+        keep = sizes.sort_values(ascending=False, kind="stable").index
+        table = table.loc[[g for g in table.index if g in set(keep[:MAX_HEATMAP_ROWS])]]
+    rows = len(table)
+    ax.figure.set_size_inches(max(6.0, 1.3 * len(classes) + 4.0), 1.2 + 0.32 * rows)
+    image = ax.imshow(
+        table.to_numpy(), cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto"
+    )
+    ax.set_xticks(np.arange(len(classes)), [f"class {c}" for c in classes])
+    ax.set_yticks(
+        np.arange(rows),
+        [f"{g} (n={int(sizes[g]):,})" for g in table.index],
+        fontsize="small" if rows <= 20 else "x-small",
+    )
+    ax.set_title(facts.grouping, fontsize="small")
+    for i in range(rows):
+        for j in range(len(classes)):
+            value = float(table.iat[i, j])
+            ax.text(
+                j,
+                i,
+                f"{100 * value:.1f}%",
+                ha="center",
+                va="center",
+                fontsize="x-small" if rows > 20 else "small",
+                color="black" if value > 0.6 else "white",
+            )
+    ax.figure.colorbar(image, ax=ax, label="selection rate (share predicted)")
+    caption = (
+        f"The share of each group of {facts.grouping} predicted each class "
+        "(the selection-rate table's values); a column with uneven colours is a "
+        "class predicted more often for some groups."
+    )
+    if rows < n_groups:
+        caption += f" The {rows} largest of {n_groups} groups are drawn."
+    worst = max(facts.selection, key=lambda g: g.value)
+    return {
+        "title": "Selection rate by group and class",
+        "caption": caption,
+        "alt": (
+            f"Heat map of the selection rate of {rows} groups of {facts.grouping} "
+            f"(rows) and {len(classes)} classes (columns); the largest gap is for "
+            f"class {worst.label}, from {100 * worst.lowest.rate:.1f}% "
+            f"({worst.lowest.group}) to {100 * worst.highest.rate:.1f}% "
+            f"({worst.highest.group})."
+        ),
+    }

@@ -1,0 +1,483 @@
+"""The audit of a regressor's predictions: the task, ε, the groups' errors, facts.
+
+The regression branch of :func:`skfair.report.audit`: the same groups
+(:func:`audited_groupings`), the same distribution metrics on the real line
+(:func:`~skfair.report._common.regression_metric_table`: ε in the target's
+units, windows on the observed range), the same intervals and tests; what
+differs is computed here. The group table holds each group's mean
+prediction, prediction quantiles and, with ``y_true``, its bias (mean
+residual ``y_pred - y_true``), MAE and RMSE with intervals
+(:func:`skfair.metrics.regression_group_table`); the gaps of those between
+groups are metrics of the report (:func:`skfair.metrics.
+regression_gap_intervals`); :class:`RegressionFacts` is the headline's
+reading of them. A task is added by a module like this one, its metric
+table in ``_common`` and its view in ``_views``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from ..metrics import regression_gap_intervals, regression_group_table
+from ..utils import (
+    SMALL_GROUP_SIZE,
+    check_same_index,
+    check_same_length,
+    check_scores,
+    check_sensitive_features,
+    group_label_text,
+)
+from ._budget import check_resampling_cost
+from ._common import format_target
+from ._compute import (
+    audited_groupings,
+    check_metrics,
+    encoded_features,
+    group_table,
+    metrics_table,
+    per_row_counts,
+)
+from ._facts import (
+    AuditedData,
+    ErrorGap,
+    GroupValue,
+    Headline,
+    MetricResult,
+    RegressionFacts,
+)
+from ._headline import distribution_facts, finish_metrics, threshold_facts
+from ._multiclass_inputs import multiclass_reason
+from ._report import AuditReport
+
+TASKS = ("binary", "regression", "multiclass")
+TASK_ERROR = "task must be None, 'binary', 'regression' or 'multiclass'; got {value!r}."
+REGRESSION_EPSILON_ERROR = (
+    "epsilon must be 'auto' or a positive real number (in the target's units "
+    "for task='regression'); got {value!r}."
+)
+REGRESSION_THRESHOLD_ERROR = (
+    "threshold must be 'auto' (no threshold) or a finite real number in the "
+    "target's units for task='regression'; got {value!r}."
+)
+REGRESSION_OPTION_ERROR = (
+    "{name} is for binary classification and does not apply to "
+    "task='regression'; {advice}"
+)
+#: The default ε of a regression audit: this share of the predictions' range.
+EPSILON_SHARE = 0.05
+#: The regression table's per-group numbers with intervals (y_true given).
+ERROR_COLUMNS = ("mean_residual", "mae", "rmse")
+_GAP_NAMES = {
+    "mean_residual": "Mean residual gap (bias, ŷ − y)",
+    "mae": "MAE gap (mean absolute error)",
+    "rmse": "RMSE gap (root mean squared error)",
+}
+_THRESHOLD_COLUMNS = (
+    "n_selected",
+    "positive_rate",
+    "positive_rate_low",
+    "positive_rate_high",
+    "positive_rate_ratio",
+    "positive_rate_diff",
+    "four_fifths",
+)
+
+
+# -- the task, ε and the threshold ---------------------------------------------------
+def check_task(task):
+    """``task`` validated: None (detect), "binary", "regression" or "multiclass"."""
+    if task is not None and (not isinstance(task, str) or task not in TASKS):
+        raise ValueError(TASK_ERROR.format(value=task))
+    return task
+
+
+def detect_task(y_true, y_pred, task=None):
+    """``(task, reason)``: the task given, or the one the data show.
+
+    Regression when ``y_true`` is numeric with more than two distinct values
+    and either the predictions leave [0, 1] or the targets are not whole
+    numbers (three integer labels with scores in [0, 1] are classes, not a
+    regression target). ``reason`` says so ("y_true has N distinct numeric
+    values"); it is None for a task given or for "binary". Multiclass first
+    (:func:`multiclass_reason`): ``y_true`` with three or more class labels
+    and ``y_score`` a matrix with a column per class or labels of the same
+    set; ``reason`` is then "K classes: a, b, c".
+
+    Examples
+    --------
+    >>> detect_task([1.5, 2.0, 7.25], [1.0, 2.5, 6.0])
+    ('regression', 'y_true has 3 distinct numeric values')
+    >>> detect_task([0, 1, 1], [0.2, 0.7, 0.9])
+    ('binary', None)
+    >>> detect_task(["Low", "High", "Medium"], ["Low", "Low", "High"])
+    ('multiclass', '3 classes: High, Low, Medium')
+    """
+    task = check_task(task)
+    if task is not None:
+        return task, None
+    if y_true is None:
+        return "binary", None
+    reason = multiclass_reason(y_true, y_pred)
+    if reason is not None:
+        return "multiclass", reason
+    try:
+        truth = np.asarray(y_true)
+        pred = np.asarray(y_pred, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        return "binary", None
+    if truth.dtype.kind not in "iuf" or truth.size == 0:
+        return "binary", None
+    truth = truth.astype(np.float64).ravel()
+    if not np.isfinite(truth).all():
+        return "binary", None
+    n_distinct = np.unique(truth).size
+    with np.errstate(invalid="ignore"):
+        outside = bool(np.any((pred < 0) | (pred > 1)))
+    whole = bool(np.all(truth == np.round(truth)))
+    if n_distinct > 2 and (outside or not whole):
+        return "regression", f"y_true has {n_distinct:,} distinct numeric values"
+    return "binary", None
+
+
+def regression_inputs(y_true, y_pred, sensitive_features):
+    """The predictions and targets (None without) of a regression, validated."""
+    check_same_index(
+        y_true=y_true, y_score=y_pred, sensitive_features=sensitive_features
+    )
+    scores = check_scores(y_pred)
+    if y_true is None:
+        return scores, None
+    check_same_length(y_true, scores, first_name="y_true", second_name="y_score")
+    return scores, check_scores(y_true, name="y_true")
+
+
+def _real(value):
+    return (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool)
+        and bool(np.isfinite(value))
+    )
+
+
+def regression_threshold(threshold):
+    """None for "auto", else the threshold as a float (target units)."""
+    if isinstance(threshold, str) and threshold == "auto":
+        return None
+    if not _real(threshold):
+        raise ValueError(REGRESSION_THRESHOLD_ERROR.format(value=threshold))
+    return float(threshold)
+
+
+def regression_epsilon(epsilon, scores):
+    """``(ε, rule)``: ε as given (rule None) or 5% of the predictions' range.
+
+    The default is rounded to three significant digits; when every
+    prediction is the same (every CDF gap is 0 whatever ε), ε is 1.
+    """
+    if not (isinstance(epsilon, str) and epsilon == "auto"):
+        if not _real(epsilon) or epsilon <= 0:
+            raise ValueError(REGRESSION_EPSILON_ERROR.format(value=epsilon))
+        return float(epsilon), None
+    low, high = float(np.min(scores)), float(np.max(scores))
+    if high <= low:
+        return 1.0, (
+            f"the default: every prediction equals {format_target(low)}, so any ε "
+            "gives the "
+            "same (zero) gaps; ε = 1"
+        )
+    epsilon = float(f"{EPSILON_SHARE * (high - low):.3g}")
+    return epsilon, (
+        f"the default: {100 * EPSILON_SHARE:g}% of the range of the predictions, "
+        f"[{format_target(low)}, {format_target(high)}], to 3 significant digits"
+    )
+
+
+def regression_settings(settings, scores, reason):
+    """``settings`` for a regression audit: the threshold, ε and the task."""
+    epsilon, rule = regression_epsilon(settings.epsilon, scores)
+    return dataclasses.replace(
+        settings,
+        threshold=regression_threshold(settings.threshold),
+        epsilon=epsilon,
+        epsilon_rule=rule,
+        task="regression",
+        task_reason=reason,
+    )
+
+
+def check_regression_options(*, X, pos_label, score_type):
+    """Refuse the options that belong to a classifier's audit."""
+    if X is not None:
+        raise ValueError(
+            REGRESSION_OPTION_ERROR.format(
+                name="X (HFM of the decisions)", advice="pass X=None."
+            )
+        )
+    if pos_label is not None:
+        raise ValueError(
+            REGRESSION_OPTION_ERROR.format(
+                name="pos_label", advice="y_true holds the true targets."
+            )
+        )
+    if score_type != "probability":
+        raise ValueError(
+            REGRESSION_OPTION_ERROR.format(
+                name=f"score_type={score_type!r}",
+                advice="the predictions are used on their own scale.",
+            )
+        )
+
+
+# -- the group table -------------------------------------------------------------------
+def _grouping_errors(grouping, scores, y, confidence_level, reference):
+    """The regression columns of one grouping's rows (in its code order)."""
+    rows = grouping.codes >= 0
+    n = grouping.n_groups
+    codes = list(range(n))
+    feature = pd.Categorical.from_codes(grouping.codes[rows], categories=codes)
+    truth = scores[rows] if y is None else y[rows]  # no labels: residuals of 0
+    table = regression_group_table(
+        truth,
+        scores[rows],
+        sensitive_features=feature,
+        min_group_size=1,  # the report has chosen its groups
+        confidence_level=confidence_level,
+        reference=reference,
+    ).reindex([group_label_text(c) for c in codes])
+    columns = {"mean_prediction": table["mean_prediction"].to_numpy()}
+    for q in ("q10", "q50", "q90"):
+        columns[q] = table[q].to_numpy()
+    if y is None:
+        return columns
+    columns["mean_true"] = columns["mean_prediction"] - table["mean_residual"]
+    for name in ERROR_COLUMNS:
+        columns[name] = table[name].to_numpy()
+        columns[f"{name}_low"] = table[f"{name}_lower"].to_numpy()
+        columns[f"{name}_high"] = table[f"{name}_upper"].to_numpy()
+    for name in ERROR_COLUMNS:
+        columns[f"{name}_diff"] = table[f"{name}_diff"].to_numpy()
+        columns[f"{name}_diff_low"] = table[f"{name}_diff_lower"].to_numpy()
+        columns[f"{name}_diff_high"] = table[f"{name}_diff_upper"].to_numpy()
+    columns["note"] = table["note"].to_numpy()
+    return columns
+
+
+def regression_groups(tables, scores, y, settings):
+    """The regression group table, its references and the threshold table.
+
+    The rows, their order and the reference groups are those of the
+    classifier's table (:func:`group_table`), whose columns at the threshold
+    (positive rate, Wilson interval, ratio, four-fifths) are kept when a
+    threshold was given. Returns ``(groups, references, at_threshold)``,
+    the last the classifier-style table for :func:`threshold_facts` (None
+    without a threshold).
+    """
+    t = settings.threshold
+    decisions = scores >= (np.inf if t is None else t)
+    base, references = group_table(
+        tables,
+        per_row_counts(scores, decisions, None),
+        reference=settings.reference,
+        confidence_level=settings.confidence_level,
+    )
+    keep = ["grouping", "group", "is_reference", "size", "share"]
+    frame = base[keep].copy()
+    parts = []
+    for grouping, _ in tables:
+        rows = base["grouping"] == grouping.name
+        ref = int(np.flatnonzero(base.loc[rows, "is_reference"].to_numpy())[0])
+        parts.append(
+            _grouping_errors(grouping, scores, y, settings.confidence_level, ref)
+        )
+    for column in parts[0]:
+        frame[column] = np.concatenate([np.asarray(p[column]) for p in parts])
+    if t is None:
+        return frame, references, None
+    for column in _THRESHOLD_COLUMNS:
+        frame[column] = base[column]
+    return frame, references, base
+
+
+# -- the gaps between groups ------------------------------------------------------
+def error_gap_results(scores, y, sensitive_features, settings):
+    """A :class:`MetricResult` per gap in bias, MAE and RMSE between groups.
+
+    Computed by :func:`skfair.metrics.regression_gap_intervals` (the value
+    is that of ``mean_residual_difference`` etc.), with Welch intervals,
+    Bonferroni over the pairs; no test.
+    """
+    gaps = regression_gap_intervals(
+        y,
+        scores,
+        sensitive_features=sensitive_features,
+        combine=settings.combine,
+        min_group_size=settings.keep,
+        confidence_level=settings.confidence_level,
+        method="welch",
+    )
+    out = []
+    for name in ERROR_COLUMNS:
+        row = gaps.loc[name]
+        pair = None
+        if isinstance(row["group_a"], str):
+            pair = (row["group_a"], row["group_b"])
+        out.append(
+            MetricResult(
+                key=f"{name}_gap",
+                name=_GAP_NAMES[name],
+                value=float(row["gap"]),
+                low=float(row["lower"]),
+                high=float(row["upper"]),
+                interval="welch" if np.isfinite(row["lower"]) else None,
+                inference_error=row["note"] or None,
+                pair=pair,
+            )
+        )
+    return out
+
+
+def _range(frame, column, with_interval):
+    """The groups of the lowest and highest ``column`` among the defined ones."""
+    defined = frame[np.isfinite(frame[column].to_numpy(dtype=np.float64))]
+    if defined.empty:
+        return None
+
+    def value(row):
+        bounds = (
+            (float(row[f"{column}_low"]), float(row[f"{column}_high"]))
+            if with_interval
+            else ()
+        )
+        return GroupValue(row["group"], int(row["size"]), float(row[column]), *bounds)
+
+    low = defined.loc[defined[column].idxmin()]
+    high = defined.loc[defined[column].idxmax()]
+    return value(low), value(high)
+
+
+def _gap_interval(frame, grouping, column, scores, y, settings):
+    """The Welch interval of the gap in ``column`` among ``frame``'s groups."""
+    codes = {g: k for k, g in enumerate(map(group_label_text, grouping.labels))}
+    wanted = np.array([codes[g] for g in frame["group"]])
+    rows = np.isin(grouping.codes, wanted)
+    gaps = regression_gap_intervals(
+        y[rows],
+        scores[rows],
+        sensitive_features=pd.Categorical(grouping.codes[rows]),
+        min_group_size=1,
+        confidence_level=settings.confidence_level,
+        method="welch",
+    )
+    row = gaps.loc[column]
+    return float(row["lower"]), float(row["upper"]), row["note"]
+
+
+def _error_gap(frame, grouping, column, scores, y, settings):
+    """An :class:`ErrorGap`: the range of ``column`` over the larger groups."""
+    large = frame[frame["size"] >= SMALL_GROUP_SIZE]
+    left_out = ()
+    if len(large) >= 2:
+        left_out = tuple(frame.loc[frame["size"] < SMALL_GROUP_SIZE, "group"])
+        frame = large
+    ends = _range(frame, column, with_interval=column != "mean_prediction")
+    if ends is None:
+        return None
+    low, high = ends
+    bounds = {}
+    if column != "mean_prediction" and len(frame) > 1:
+        lo, hi, note = _gap_interval(frame, grouping, column, scores, y, settings)
+        bounds = {"low": lo, "high": hi, "note": note}
+    return ErrorGap(
+        column, high.value - low.value, low, high, left_out=left_out, **bounds
+    )
+
+
+def regression_facts(groups, compared, grouping_name, scores, y, settings):
+    """The :class:`RegressionFacts` of the grouping ``grouping_name``."""
+    grouping = next(g for g in compared if g.name == grouping_name)
+    frame = groups[groups["grouping"] == grouping_name].reset_index(drop=True)
+    reference = frame.loc[frame["is_reference"], "group"].iloc[0]
+    args = (scores, y, settings)
+    errors = {}
+    if y is not None:
+        errors = {
+            key: _error_gap(frame, grouping, column, *args)
+            for key, column in (
+                ("bias", "mean_residual"),
+                ("mae", "mae"),
+                ("rmse", "rmse"),
+            )
+        }
+    return RegressionFacts(
+        grouping=grouping_name,
+        reference=reference,
+        predictions=_error_gap(frame, grouping, "mean_prediction", *args),
+        **errors,
+    )
+
+
+# -- the audit ------------------------------------------------------------------------
+def audit_regression(inputs, settings, resampling, progress):
+    """The regression audit of validated in-memory data, phase by phase."""
+    scores, y = inputs.scores, inputs.y
+    attributes = check_sensitive_features(
+        inputs.sensitive_features, n_samples=len(scores)
+    )
+    compared, tables, left_out = audited_groupings(
+        attributes, settings.combine, settings.keep
+    )
+    check_resampling_cost(compared, len(scores), resampling)
+    sensitive_features = encoded_features(attributes, inputs.sensitive_features)
+    progress("groups")
+    groups, references, at_threshold = regression_groups(tables, scores, y, settings)
+    progress("metrics")
+    checked = check_metrics(scores, sensitive_features, settings)
+    details = checked[2]
+    progress("intervals and tests")
+    results = metrics_table(
+        scores, sensitive_features, settings, resampling, checked, progress.count
+    )
+    progress("where MCDP is attained")
+    results = finish_metrics(
+        results,
+        settings=settings,
+        groups=groups,
+        compared=compared,
+        details=details,
+        scores=scores,
+        n_permutations=resampling.n_permutations,
+    )
+    if y is not None:
+        results += error_gap_results(scores, y, sensitive_features, settings)
+    names = [g.name for g in compared]
+    mean_gap = next(r for r in results if r.key == "delta_dp")
+    headline_grouping = mean_gap.pair_grouping or names[0]
+    audited = {g.name: g.kept for g in compared}[details[0.0].attribute]
+    at_t = None
+    if at_threshold is not None:
+        at_t = threshold_facts(at_threshold, names, settings.threshold)
+    return AuditReport(
+        settings=settings,
+        resampling=resampling,
+        data=AuditedData(
+            n_samples=len(scores),
+            attributes=tuple(attributes.names),
+            has_labels=y is not None,
+            kept_groups={g.name: g.labels for g in compared},
+            left_out=tuple(left_out),
+        ),
+        groups=groups,
+        references=references,
+        metric_results=results,
+        mcdp_details=details,
+        headline=Headline(
+            at_t,
+            distribution_facts(results, details, scores[audited], settings.epsilon),
+            regression_facts(groups, compared, headline_grouping, scores, y, settings),
+        ),
+        inputs=inputs,
+    )

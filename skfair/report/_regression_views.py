@@ -1,0 +1,499 @@
+"""What a regression audit says: its lead, headline, summary, tables and notes.
+
+Plain text read from the report's typed facts (:class:`RegressionFacts`,
+:class:`DistributionFacts`, the threshold's :class:`ThresholdFacts` when a
+threshold was given), as :mod:`._sentences` and :mod:`._tables` are for a
+classifier; the renderers lay them out through :mod:`._views`. Numbers in
+the target's units have four significant digits (:func:`format_target`),
+shares of people are percentages, metrics fractions with 4 decimals.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..utils import SMALL_GROUP_SIZE
+from ._common import (
+    counted,
+    format_interval,
+    format_percent,
+    format_ratio,
+    format_target,
+)
+from ._explain import (
+    _groups_text,
+    _metric_notes,
+    _tests_text,
+    interval_method_text,
+    interval_of,
+)
+from ._sentences import (
+    _disadvantage_sentence,
+    _impact_sentence,
+    _listing,
+    _unclear_sentence,
+    _verdict_sentences,
+    evidence,
+)
+from ._tables import _group_name, _rate_cell
+
+METRIC_HELP = (
+    "The metrics compare the groups' prediction distributions; 0 means "
+    "identical distributions and lower is fairer. ΔDP_c, ABCC and the gaps in "
+    "bias, MAE and RMSE are in the target's units; MCDP and ΔDP_b are shares "
+    "of people (fractions); ABPC is between 0 and 2. “Groups” are the two "
+    "groups the value comes from (the largest gap over pairs). The p-value "
+    "tests “every group's predictions come from one distribution”; the error "
+    "gaps have intervals and no test. See Methods."
+)
+_WHAT = {
+    "mean_prediction": "mean prediction",
+    "mean_residual": "bias (mean residual, prediction − truth)",
+    "mae": "MAE",
+    "rmse": "RMSE",
+}
+
+
+def _signed(value):
+    text = format_target(value)
+    return text if text.startswith(("-", "—")) or value == 0 else "+" + text
+
+
+def _span(low, high):
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "—"
+    return f"[{format_target(low)}, {format_target(high)}]"
+
+
+def _who(g):
+    return f"{g.group} (n = {g.size:,})"
+
+
+def _level(report):
+    return f"{100 * report.confidence_level:g}%"
+
+
+def _task_text(settings):
+    if settings.task_reason is not None:
+        return f"task detected: regression ({settings.task_reason})"
+    return "task: regression (as given)"
+
+
+def _epsilon_text(settings):
+    how = "as given" if settings.epsilon_rule is None else settings.epsilon_rule
+    return f"ε = {settings.epsilon:g} in the target's units ({how})"
+
+
+def lead(report):
+    s = report.settings
+    scores = None if report.inputs is None else report.inputs.scores
+    span = ""
+    if scores is not None:
+        span = (
+            f"; predictions from {format_target(float(scores.min()))} to "
+            f"{format_target(float(scores.max()))}"
+        )
+    rule = (
+        "no decision threshold"
+        if s.threshold is None
+        else f"decision: positive when the prediction ≥ {s.threshold:g}"
+    )
+    labels = "with true values" if report.has_labels else "no true values"
+    return (
+        f"{report.n_samples:,} samples; sensitive attribute(s): "
+        f"{', '.join(map(str, report.data.attributes))}; {_task_text(s)}"
+        f"{span}; {labels}; {rule}; {_epsilon_text(s)}."
+    )
+
+
+# -- the headline ------------------------------------------------------------------
+def _left_out_part(gap):
+    if not gap.left_out:
+        return ""
+    return (
+        f" (left out of this range, fewer than {SMALL_GROUP_SIZE} samples: "
+        f"{_listing(gap.left_out)})"
+    )
+
+
+def _gap_interval_text(report, gap):
+    if math.isfinite(gap.low):
+        return (
+            f"simultaneous {_level(report)} Welch interval {_span(gap.low, gap.high)}"
+        )
+    return f"no interval: {gap.note}" if gap.note else "no interval"
+
+
+def _group_end(g, with_interval):
+    text = f"{format_target(g.value)} for {_who(g)}"
+    if with_interval:
+        if math.isfinite(g.low):
+            text += f", interval {_span(g.low, g.high)}"
+        else:
+            text += ", no interval (one sample)"
+    return text
+
+
+def _range_sentence(report, facts, gap):
+    what = _WHAT[gap.metric]
+    error = gap.metric != "mean_prediction"
+    sentence = (
+        f"The {what} of the groups of {facts.grouping} ranges from "
+        f"{_group_end(gap.lowest, error)} to {_group_end(gap.highest, error)}"
+        f"{_left_out_part(gap)}: a gap of {format_target(gap.value)} in the "
+        "target's units"
+    )
+    if error:
+        sentence += f" ({_gap_interval_text(report, gap)})"
+    return sentence + "."
+
+
+def _distribution_sentences(report):
+    d = report.headline.distribution
+    row = next(r for r in report.metric_results if r.key == "mcdp")
+    low, high, method = interval_of(row)
+    interval = (
+        "" if method is None else f", {method} interval {format_interval(low, high)}"
+    )
+    out = [
+        f"Over all thresholds, the largest gap between two groups' prediction "
+        f"CDFs is MCDP(0) = {d.value:.4f}, the Kolmogorov–Smirnov statistic: at "
+        f"the prediction {format_target(d.score)}, the shares of {d.groups[0]} "
+        f"and {d.groups[1]} predicted at most that differ by "
+        f"{100 * d.value:.1f} percentage points; {evidence(report, row)}{interval}."
+    ]
+    abcc = next(r for r in report.metric_results if r.key == "abcc")
+    if abcc.defined and math.isfinite(abcc.value) and abcc.pair is not None:
+        out.append(
+            f"ABCC = {format_target(abcc.value)} (the 1-Wasserstein distance, in "
+            f"the target's units): matched by rank, the predictions of "
+            f"{abcc.pair[0]} and {abcc.pair[1]} differ by that much on average."
+        )
+    if d.share_near is not None:
+        out.append(
+            f"{format_percent(d.share_near)} of the predictions lie within "
+            f"±{d.epsilon:g} of {format_target(d.score)}; "
+            f"MCDP({d.epsilon:g}) = {d.local_value:.4f} is the CDF gap that "
+            f"persists over a window of ±{d.epsilon:g} (target units)."
+        )
+    return out
+
+
+def headline(report):
+    """Facts at the threshold (if one was given), the groups, then the CDFs."""
+    facts, out = report.headline.threshold, []
+    if facts is not None:
+        out.append(_disadvantage_sentence(facts))
+        unclear = _unclear_sentence(report, facts)
+        if unclear:
+            out.append(unclear)
+        out.append(_impact_sentence(facts))
+    elif report.left_out:
+        out.append(
+            f"Left out as smaller than min_group_size = {report.min_group_size}: "
+            f"{counted(len(report.left_out), 'group')} (named in the notes)."
+        )
+    groups = report.headline.regression
+    out.append(_range_sentence(report, groups, groups.predictions))
+    gaps = [g for g in (groups.bias, groups.mae, groups.rmse) if g is not None]
+    if not report.has_labels:
+        out.append(
+            "Without true values (y_true), the groups' bias, MAE and RMSE are "
+            "not available."
+        )
+    out += [_range_sentence(report, groups, gap) for gap in gaps]
+    return out + _distribution_sentences(report)
+
+
+# -- the plain summary -------------------------------------------------------------
+def _direction(g):
+    if g.value > 0:
+        return f"over-predicts {g.group} by {format_target(g.value)} on average"
+    if g.value < 0:
+        return f"under-predicts {g.group} by {format_target(-g.value)} on average"
+    return f"predicts {g.group} without bias on average"
+
+
+def _bias_summary(report, bias):
+    clear = math.isfinite(bias.low) and bias.low > 0
+    verdict = (
+        "its interval excludes 0, so it is unlikely to be noise"
+        if clear
+        else "its interval includes 0 or is undefined, so it may be noise"
+    )
+    among = (
+        f" (among the groups of at least {SMALL_GROUP_SIZE} samples)"
+        if bias.left_out
+        else ""
+    )
+    return (
+        f"The model {_direction(bias.highest)} and {_direction(bias.lowest)}"
+        f"{among}: a bias gap of {format_target(bias.value)} ({verdict})."
+    )
+
+
+def plain_summary(report):
+    """A few plain-language sentences for a decision-maker."""
+    groups = report.headline.regression
+    out = []
+    if groups.bias is not None:
+        out.append(_bias_summary(report, groups.bias))
+    if groups.mae is not None:
+        mae = groups.mae
+        out.append(
+            f"Typical errors (MAE) range from {format_target(mae.lowest.value)} "
+            f"for {mae.lowest.group} to {format_target(mae.highest.value)} for "
+            f"{mae.highest.group}"
+            + (
+                f" (among the groups of at least {SMALL_GROUP_SIZE} samples)."
+                if mae.left_out
+                else "."
+            )
+        )
+    out += _verdict_sentences(report, noun="predictions")
+    caveats = _caveats(report)
+    if caveats:
+        out.append("Read with care: " + "; ".join(caveats) + ".")
+    return out
+
+
+def _compared(report):
+    groups = report.groups
+    return groups[groups["grouping"].isin(list(report.kept_groups))]
+
+
+def _caveats(report):
+    out = []
+    if report.left_out:
+        out.append(f"{counted(len(report.left_out), 'small group')} left out")
+    compared = _compared(report)
+    small = int((compared["size"] < SMALL_GROUP_SIZE).sum())
+    if small:
+        out.append(
+            f"{counted(small, 'group')} of fewer than {SMALL_GROUP_SIZE} samples"
+        )
+    undefined = [r.short_name for r in report.metric_results if not r.defined]
+    if undefined:
+        out.append(f"{', '.join(undefined)} undefined here")
+    return out
+
+
+# -- methods and notes ---------------------------------------------------------------
+def methods(report):
+    """How every number of a regression audit was obtained."""
+    s, level = report.settings, _level(report)
+    out = [
+        f"{_task_text(s).capitalize()}. The predictions are used on their "
+        "own scale; the residual is prediction − true value (positive: "
+        "over-prediction).",
+        _groups_text(report),
+        "Distribution metrics on the predictions: ΔDP_c, the gap in mean "
+        "prediction, and ABCC, the 1-Wasserstein distance, are in the target's "
+        "units (they scale with it); MCDP(0) is the Kolmogorov–Smirnov "
+        "statistic, a share of people, the same under any increasing map of the "
+        "predictions; MCDP(ε) and ABPC (binned KDE) live on the observed range "
+        f"of the predictions; {_epsilon_text(s)}.",
+        f"Per group: mean prediction and its 10%, 50% and 90% quantiles (linear "
+        "interpolation, as numpy.quantile); with true values, the mean residual "
+        f"and MAE with {level} Student-t intervals and the RMSE with the square "
+        "root of the t interval of the mean squared error, each group's own; "
+        "differences to the reference group with Welch intervals.",
+        "Gaps in bias, MAE and RMSE: the largest absolute difference over pairs "
+        f"of groups (skfair.metrics.regression_gap_intervals), with {level} Welch "
+        "intervals, Bonferroni over the pairs, folded to the absolute value; "
+        "no test. The headline's ranges compare the groups of at least "
+        f"{SMALL_GROUP_SIZE} samples when two or more have that many.",
+        interval_method_text(report),
+    ]
+    out.append(_tests_text(report))
+    if s.threshold is None:
+        out.append(
+            "No decision threshold was given: no rates at a threshold (pass "
+            "threshold=, or --threshold, in the target's units)."
+        )
+    else:
+        out.append(
+            f"Decisions: positive when the prediction ≥ {s.threshold:g} (given); "
+            f"shares predicted ≥ {s.threshold:g} with {level} Wilson intervals, "
+            "ratios to the reference group and the four-fifths rule."
+        )
+    out.append("Left out: " + _left_out_text(report))
+    return out
+
+
+def _left_out_text(report):
+    items = []
+    if report.left_out:
+        items.append(
+            f"{counted(len(report.left_out), 'group')} under min_group_size = "
+            f"{report.min_group_size}"
+        )
+    items += [f"{r.name} (undefined)" for r in report.metric_results if not r.defined]
+    if not report.has_labels:
+        items.append("bias, MAE, RMSE and the residuals (no true values)")
+    items.append("the threshold trade-off and HFM (classifiers only)")
+    return ", ".join(items) + "."
+
+
+def notes(report):
+    """Plain-language notes on what a regression report can and cannot say."""
+    out = []
+    if report.left_out:
+        names = ", ".join(f"{g} (n = {s:,})" for _, g, s in report.left_out)
+        out.append(
+            f"Left out (min_group_size = {report.min_group_size}): {names}. "
+            "These groups are in no metric, interval, table or figure."
+        )
+    compared = _compared(report)
+    small = compared[compared["size"] < SMALL_GROUP_SIZE]
+    if len(small):
+        listed = ", ".join(
+            f"{g} (n = {n:,})" for g, n in zip(small["group"], small["size"])
+        )
+        out.append(
+            f"Small groups: {listed}. Their means, quantiles and every interval "
+            "involving them are very uncertain."
+        )
+    if "note" in compared:
+        single = compared[compared["size"] <= 1]
+        if len(single):
+            out.append(
+                "One sample, so no spread and no interval: "
+                f"{_listing(single['group'])}; gaps involving them have no interval."
+            )
+        flat = compared[
+            (compared["size"] > 1) & (compared["note"].str.startswith("no spread"))
+        ]
+        if len(flat):
+            out.append(
+                "Every residual equal, so zero-width intervals: "
+                f"{_listing(flat['group'])}."
+            )
+    out += _metric_notes(report)
+    if not report.has_labels:
+        out.append(
+            "No true values were given: bias, MAE, RMSE and the residuals are not "
+            "available."
+        )
+    return out
+
+
+# -- the tables --------------------------------------------------------------------
+def groups_title(report):
+    t = report.threshold
+    return "Groups" if t is None else f"Groups (decisions at the threshold {t:g})"
+
+
+def _value_cell(row, name):
+    value = row[name]
+    if not math.isfinite(value):
+        return "—"
+    text = format_target(value)
+    low, high = row[f"{name}_low"], row[f"{name}_high"]
+    return text + (f" {_span(low, high)}" if math.isfinite(low) else "")
+
+
+def _predictions_table(records, labelled):
+    header = ["group", "size", "share", "mean prediction", "q10", "q50", "q90"]
+    if labelled:
+        header.append("mean true value")
+    rows = [
+        [
+            _group_name(r),
+            f"{int(r['size']):,}",
+            format_percent(r["share"]),
+            *(format_target(r[k]) for k in ("mean_prediction", "q10", "q50", "q90")),
+        ]
+        + ([format_target(r["mean_true"])] if labelled else [])
+        for r in records
+    ]
+    return header, rows
+
+
+def _errors_table(records):
+    header = ["group", "bias (mean residual)", "MAE", "RMSE", "note"]
+    rows = [
+        [_group_name(r)]
+        + [_value_cell(r, k) for k in ("mean_residual", "mae", "rmse")]
+        + [r["note"]]
+        for r in records
+    ]
+    return header, rows
+
+
+def _reference_table(records):
+    header = ["group", "bias difference", "MAE difference", "RMSE difference"]
+    rows = [
+        [_group_name(r)]
+        + [
+            ("—" if not math.isfinite(r[f"{k}_diff"]) else _signed(r[f"{k}_diff"]))
+            + (
+                f" {_span(r[f'{k}_diff_low'], r[f'{k}_diff_high'])}"
+                if math.isfinite(r[f"{k}_diff_low"])
+                else ""
+            )
+            for k in ("mean_residual", "mae", "rmse")
+        ]
+        for r in records
+    ]
+    return header, rows
+
+
+def _threshold_table(records):
+    header = [
+        "group",
+        "predicted ≥ t",
+        "share (Wilson interval)",
+        "ratio",
+        "difference",
+    ]
+    header.append("four-fifths rule")
+    rows = [
+        [
+            _group_name(r),
+            f"{int(r['n_selected']):,}",
+            _rate_cell(r, "positive_rate"),
+            format_ratio(r["positive_rate_ratio"]),
+            f"{r['positive_rate_diff']:+.4f}",
+            {True: "pass", False: "fail"}.get(r["four_fifths"], "—"),
+        ]
+        for r in records
+    ]
+    return header, rows
+
+
+def group_tables(report):
+    """Per table grouping: (name, [(subtitle, header, rows), ...])."""
+    level = _level(report)
+    out = []
+    for name, frame in report.groups.groupby("grouping", sort=False):
+        records = frame.to_dict(orient="records")
+        parts = [
+            (
+                "Predictions: mean and quantiles (target units)",
+                *_predictions_table(records, report.has_labels),
+            )
+        ]
+        if report.has_labels:
+            parts += [
+                (
+                    f"Errors with {level} intervals (residual = prediction − true "
+                    "value; positive: over-prediction)",
+                    *_errors_table(records),
+                ),
+                (
+                    f"Against the reference group (target units, {level} Welch "
+                    "intervals)",
+                    *_reference_table(records),
+                ),
+            ]
+        if report.threshold is not None:
+            parts.append(
+                (
+                    f"At the threshold {report.threshold:g}: share predicted ≥ "
+                    f"{report.threshold:g}, {level} Wilson intervals",
+                    *_threshold_table(records),
+                )
+            )
+        out.append((name, parts))
+    return out

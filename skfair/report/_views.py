@@ -1,0 +1,75 @@
+"""What each task's report says, for the renderers: one view per task.
+
+A view names the functions that give a report's text and tables (lead,
+headline, summary, methods, notes, the group tables and their title, the
+metrics table's help). The HTML, Markdown and dict renderings read them
+through :func:`view_of`, so a task (``"binary"``, ``"regression"``,
+``"multiclass"``) is one entry here and one module of content, rendered by
+the same machinery.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from . import _multiclass_views as multiclass
+from . import _regression_views as regression
+from . import _sentences as sentences
+from . import _tables as tables
+
+
+class View(NamedTuple):
+    """The content functions of one task's report (each takes the report)."""
+
+    lead: Callable
+    headline: Callable
+    plain_summary: Callable
+    methods: Callable
+    notes: Callable
+    groups_title: Callable
+    group_tables: Callable
+    metric_help: str
+
+
+def _binary_groups_title(report):
+    return f"Groups at the threshold {report.threshold:g}"
+
+
+VIEWS = {
+    "binary": View(
+        lead=sentences.lead,
+        headline=sentences.headline,
+        plain_summary=sentences.plain_summary,
+        methods=sentences.methods,
+        notes=sentences.notes,
+        groups_title=_binary_groups_title,
+        group_tables=tables.group_tables,
+        metric_help=tables.METRIC_HELP,
+    ),
+    "regression": View(
+        lead=regression.lead,
+        headline=regression.headline,
+        plain_summary=regression.plain_summary,
+        methods=regression.methods,
+        notes=regression.notes,
+        groups_title=regression.groups_title,
+        group_tables=regression.group_tables,
+        metric_help=regression.METRIC_HELP,
+    ),
+    "multiclass": View(
+        lead=multiclass.lead,
+        headline=multiclass.headline,
+        plain_summary=multiclass.plain_summary,
+        methods=multiclass.methods,
+        notes=multiclass.notes,
+        groups_title=multiclass.groups_title,
+        group_tables=multiclass.group_tables,
+        metric_help=multiclass.METRIC_HELP,
+    ),
+}
+
+
+def view_of(report):
+    """The :class:`View` of the report's task."""
+    return VIEWS[report.settings.task]
