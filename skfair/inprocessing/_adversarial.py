@@ -15,6 +15,8 @@ from sklearn.utils._param_validation import (  # scikit-learn's own validation;
 from ._base import BaseFairPenalised
 from ._mlp import _log_loss, _MLPTrainingMixin
 from ._model_penalties import group_members
+from ._multiclass import adversary_loss_grad as multiclass_adversary_loss_grad
+from ._multiclass import softmax_cross_entropy
 from ._network import Adam
 
 CONSTRAINTS = ("demographic_parity", "equalized_odds")
@@ -112,7 +114,9 @@ class AdversarialDebiasingClassifier(_MLPTrainingMixin, BaseFairPenalised):
     constraints : {"demographic_parity", "equalized_odds"}, default="demographic_parity"
         What the adversary sees: the predictor's output ``s`` alone, or also
         ``s·y`` and ``s·(1 - y)`` (equalised odds: independence of the output
-        and the group given the label).
+        and the group given the label). With ``K > 2`` classes ``s`` is the
+        vector of the ``K`` class probabilities, and equalised odds adds
+        ``s`` times the one-hot label (``K²`` inputs).
     adversary_learning_rate : float or None, default=None
         Adam's initial step size for the adversary (same StepLR schedule);
         ``learning_rate_init`` if None.
@@ -154,20 +158,22 @@ class AdversarialDebiasingClassifier(_MLPTrainingMixin, BaseFairPenalised):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The class labels.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels (any type, sorted).
     coefs_ : list of ndarray
         The predictor's weight matrices, ``coefs_[i]`` of shape (fan_in,
-        fan_out).
+        fan_out); the last has one output for two classes, ``n_classes``
+        otherwise.
     intercepts_ : list of ndarray
         The predictor's bias vectors.
     adversary_coef_ : ndarray of shape (n_inputs, n_groups)
         The adversary's weights (``n_inputs`` is 1, or 3 for equalised
-        odds).
+        odds; with ``K > 2`` classes, ``K`` or ``K + K²``).
     adversary_intercept_ : ndarray of shape (n_groups,)
         The adversary's biases.
     adversary_sharpness_ : float
-        ``c`` of the adversary's input ``σ((1 + |c|) z)``.
+        ``c`` of the adversary's input ``σ((1 + |c|) z)`` (``softmax((1 +
+        |c|) z)`` for more than two classes).
     n_iter_ : int
         Optimisation steps taken.
     loss_curve_ : ndarray of shape (n_iter_,)
@@ -202,6 +208,14 @@ class AdversarialDebiasingClassifier(_MLPTrainingMixin, BaseFairPenalised):
     :ref:`reproducing_papers`). A mini-batch holding fewer than two groups updates
     the predictor on its log-loss only.
 
+    **More than two classes**: the predictor has one output per class and
+    a softmax (its loss is the cross-entropy), and the adversary predicts
+    the group from the ``K`` class probabilities, sharpened by its learnt
+    ``c``: ``s = softmax((1 + |c|) z)`` of the ``K`` logits ``z``, which for
+    two classes is the binary adversary's ``σ((1 + |c|) z)`` and its
+    complement. Demographic parity of every class (``s`` independent of the
+    group) holds when it can do no better than the group frequencies.
+
     Where the MCDP paper's code differs: its "AdvDebias" is a
     gradient-reversal network (CFair's): a 60-unit representation, a
     50-unit adversary on that representation, and ``log-loss + λ ·
@@ -230,6 +244,19 @@ class AdversarialDebiasingClassifier(_MLPTrainingMixin, BaseFairPenalised):
     >>> def gap(model):
     ...     return delta_dp(y, model.predict_proba(X)[:, 1], sensitive_features=group)
     >>> bool(gap(fair) < 0.6 * gap(erm))
+    True
+
+    Three classes: the adversary reads the group from the three class
+    probabilities, and the largest of the classes' gaps narrows:
+
+    >>> y3 = np.digitize(X[:, 1] + rng.normal(size=400), [0.0, 1.5])
+    >>> erm = AdversarialDebiasingClassifier(adversary_weight=0, **params).fit(X, y3)
+    >>> fair = AdversarialDebiasingClassifier(adversary_weight=10, **params).fit(X, y3)
+    >>> def worst_gap(model):
+    ...     proba = model.predict_proba(X)
+    ...     return max(delta_dp(None, proba[:, k], sensitive_features=group)
+    ...                for k in range(3))
+    >>> bool(worst_gap(fair) < 0.6 * worst_gap(erm))
     True
     """
 
@@ -289,7 +316,11 @@ class AdversarialDebiasingClassifier(_MLPTrainingMixin, BaseFairPenalised):
         return self.adversary_weight > 0
 
     def _setup(self, n_groups):
-        n_inputs = 1 if self.constraints == "demographic_parity" else 3
+        k = self._n_outputs()  # 1, or the number of classes (K > 2)
+        if k == 1:
+            n_inputs = 1 if self.constraints == "demographic_parity" else 3
+        else:
+            n_inputs = k if self.constraints == "demographic_parity" else k + k * k
         # zero weights: the adversary starts at the uniform guess, and the
         # random stream (weights, batches, dropout) stays the predictor's
         self._adversary = [
@@ -314,7 +345,12 @@ class AdversarialDebiasingClassifier(_MLPTrainingMixin, BaseFairPenalised):
         z, cache = self._forward(X, rng)
         if not np.isfinite(z).all():  # diverged: _fit says so
             return np.nan, np.nan, False
-        loss, grad_z = _log_loss(z, expit(z), y, w)
+        if z.ndim == 2:  # K classes: softmax predictor and adversary
+            loss, _, grad_z = softmax_cross_entropy(z, y, w)
+            adversary = multiclass_adversary_loss_grad
+        else:
+            loss, grad_z = _log_loss(z, expit(z), y, w)
+            adversary = adversary_loss_grad
         grads = self._backward(cache, grad_z)
         kept = codes >= 0
         applied = len(group_members(codes)) >= 2
@@ -324,7 +360,7 @@ class AdversarialDebiasingClassifier(_MLPTrainingMixin, BaseFairPenalised):
             if self.adversary_learning_rate is not None:
                 lr_adv *= self.adversary_learning_rate / self.learning_rate_init
             for _ in range(self.adversary_steps):
-                adversary_loss, grad_z_adv, grads_adv = adversary_loss_grad(
+                adversary_loss, grad_z_adv, grads_adv = adversary(
                     z[kept], y[kept], codes[kept], self._adversary, self.constraints
                 )
                 self._adversary_optimizer.step(self._adversary, grads_adv, lr_adv)

@@ -22,6 +22,11 @@ from ._model_penalties import (
     group_members,
     mixup_penalty,
 )
+from ._multiclass import (
+    MODEL_PENALTY_MULTICLASS_ERROR,
+    softmax_cross_entropy,
+    softmax_vjp,
+)
 from ._network import Adam, backward, batches, forward, init_params
 from ._penalties import PENALTIES
 
@@ -59,10 +64,14 @@ class _MLPTrainingMixin:
     """The network, its training loop and its scores, for the MLP estimators.
 
     Subclasses implement ``_setup(n_groups)`` (extra state before the first
-    step), ``_step(X, y, w, codes, lr, rng)`` returning ``(log-loss, value,
-    applied)`` where ``value`` is logged in ``<_curve_name>`` and
-    ``applied`` says whether the fairness term acted on the batch (a NaN
-    log-loss: training diverged), and ``_fairness_active()``.
+    step), ``_step(X, y, w, codes, lr, rng)`` returning ``(loss, value,
+    applied)`` where ``loss`` (the log-loss of the classifiers, the squared
+    error of the regressors) is logged in ``loss_curve_``, ``value`` in
+    ``<_curve_name>``, and ``applied`` says whether the fairness term acted
+    on the batch (a NaN loss: training diverged), and ``_fairness_active()``.
+    The network has one output (the logit of a binary classifier, the
+    standardised prediction of a regressor) or, for a classifier of ``K > 2``
+    classes, ``K`` (the logits of a softmax).
     """
 
     _mlp_constraints: ClassVar[dict] = {
@@ -88,8 +97,13 @@ class _MLPTrainingMixin:
             raise ValueError(HIDDEN_SIZES_ERROR.format(value=self.hidden_layer_sizes))
         return [int(s) for s in sizes]
 
+    def _n_outputs(self):
+        """1, or the number of classes of a classifier of more than two."""
+        classes = getattr(self, "classes_", None)
+        return 1 if classes is None or len(classes) <= 2 else len(classes)
+
     def _init_params(self, n_features, rng):
-        sizes = [n_features, *self._hidden_sizes(), 1]
+        sizes = [n_features, *self._hidden_sizes(), self._n_outputs()]
         self.coefs_, self.intercepts_ = init_params(sizes, rng, _DTYPE)
 
     def _forward(self, X, rng=None, dtype=None):
@@ -166,8 +180,9 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
     """MLP classifier trained with a differentiable demographic-parity penalty.
 
     The classifier of Jin et al. (ICML 2024): a multi-layer perceptron with
-    ReLU hidden layers and a sigmoid output, trained by Adam on mini-batches
-    to minimise ``log-loss + fairness_weight * penalty`` where the penalty is
+    ReLU hidden layers and a sigmoid output (a softmax for more than two
+    classes), trained by Adam on mini-batches to minimise ``log-loss +
+    fairness_weight * penalty`` where the penalty is
     DiffMCDP (the paper's Algorithm 3: on every mini-batch, locate ŷ* with
     the exact MCDP, then descend on the smooth CDF gap there), DiffDP or
     DiffABCC (see :func:`fairness_penalty`), or one of the paper's two
@@ -191,6 +206,12 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
         τ > 0 of the sigmoid CDFs (``"mcdp"`` and ``"abcc"``).
     epsilon : float, default=0.0
         ε of MCDP(ε) for ``penalty="mcdp"``; the paper trains with 0.
+    class_agg : {"max", "mean"}, default="max"
+        With more than two classes, how the penalties of the classes'
+        probabilities are aggregated (as :func:`skfair.metrics.mcdp`
+        aggregates its per-class values): the class of the largest penalty
+        on each mini-batch (the worst class), or their mean. Ignored for a
+        binary target.
     alignment_strength : float, default=0.05
         β >= 0 of DRAlign's alignment term, which is *not* scaled by
         ``fairness_weight`` (the reference code's 0.05 on Adult, 0.03 on
@@ -227,19 +248,21 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The class labels.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels (any type, sorted).
     coefs_ : list of ndarray
-        Weight matrices, ``coefs_[i]`` of shape (fan_in, fan_out).
+        Weight matrices, ``coefs_[i]`` of shape (fan_in, fan_out); the last
+        has one output for two classes, ``n_classes`` otherwise.
     intercepts_ : list of ndarray
         Bias vectors.
     n_iter_ : int
         Optimisation steps taken.
     loss_curve_ : ndarray of shape (n_iter_,)
-        Mini-batch log-loss at each step.
+        Mini-batch log-loss (cross-entropy) at each step.
     penalty_curve_ : ndarray of shape (n_iter_,)
         Mini-batch penalty at each step (0 for ERM or a batch holding one
-        group only); for ``"dralign"`` its ΔDP term.
+        group only), aggregated over the classes by ``class_agg``; for
+        ``"dralign"`` its ΔDP term.
     alignment_curve_ : ndarray of shape (n_iter_,)
         ``"dralign"`` only: the alignment ``sum_l cos(r_a^l, r_b^l)`` of the
         least aligned pair at each step (NaN for a batch holding one group).
@@ -296,6 +319,19 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
     groups adds no fairness term; a ``UserWarning`` says so when that was
     the case of every batch.
 
+    **More than two classes**: the network has one output per class and a
+    softmax; the loss is the cross-entropy. Class ``k``'s predicted
+    probability is a score (one-vs-rest): DiffMCDP, DiffDP and DiffABCC
+    are computed on each class's probability column exactly as on a binary
+    classifier's positive probability, and aggregated by ``class_agg`` (the
+    worst class, or the mean), so that they train towards the per-class
+    :func:`skfair.metrics.mcdp`; their gradient reaches the logits through
+    the softmax's Jacobian. With ``"max"``, the worst class is re-chosen on
+    every mini-batch, by the penalty's own (smooth) value. Fair Mixup and
+    DRAlign are defined for a binary target (a path or a rationale of one
+    score, with the binary log-loss) and raise a ``ValueError`` on a target
+    of more than two classes; their estimator tags say so.
+
     References
     ----------
     .. [1] Jin et al., ICML 2024 (cited in full under :func:`fairness_penalty`):
@@ -329,6 +365,24 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
     ...                           random_state=0).fit(X, y)
     >>> bool(gap(mixup) < gap(erm))
     True
+
+    Three classes with string labels: the penalty acts on each class's
+    probability, and the worst class's MCDP(0) goes down:
+
+    >>> t = X[:, 1] + rng.normal(size=400)
+    >>> y3 = np.array(["Low", "Medium", "High"])[np.digitize(t, [0.0, 1.5])]
+    >>> params = dict(sensitive=0, max_iter=300, batch_size=128,
+    ...               learning_rate_init=1e-2, random_state=0)
+    >>> erm = FairMLPClassifier(fairness_weight=0.0, **params).fit(X, y3)
+    >>> fair = FairMLPClassifier(fairness_weight=3.0, **params).fit(X, y3)
+    >>> erm.classes_.tolist(), fair.predict_proba(X).shape
+    (['High', 'Low', 'Medium'], (400, 3))
+    >>> def worst(model):
+    ...     proba = model.predict_proba(X)
+    ...     return max(mcdp(None, proba[:, k], sensitive_features=group)
+    ...                for k in range(3))
+    >>> bool(worst(fair) < worst(erm) / 2)
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -336,6 +390,7 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
         **_MLPTrainingMixin._mlp_constraints,
         "penalty": [StrOptions(set(PENALTIES) | set(MODEL_PENALTIES)), None],
         "alignment_strength": [Interval(Real, 0, None, closed="left")],
+        **BaseFairPenalised._class_agg_constraint,
     }
 
     def __init__(
@@ -346,6 +401,7 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
         fairness_weight=0.2,
         temperature=10.0,
         epsilon=0.0,
+        class_agg="max",
         alignment_strength=0.05,
         hidden_layer_sizes=(256,),
         learning_rate_init=1e-3,
@@ -363,6 +419,7 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
         self.fairness_weight = fairness_weight
         self.temperature = temperature
         self.epsilon = epsilon
+        self.class_agg = class_agg
         self.alignment_strength = alignment_strength
         self.hidden_layer_sizes = hidden_layer_sizes
         self.learning_rate_init = learning_rate_init
@@ -375,6 +432,12 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
         self.sensitive_as_feature = sensitive_as_feature
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Fair Mixup and DRAlign are defined for a binary target only
+        tags.classifier_tags.multi_class = self.penalty not in MODEL_PENALTIES
+        return tags
+
     def _fairness_active(self):
         if self.penalty == "dralign" and self.alignment_strength > 0:
             return True
@@ -383,8 +446,16 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
     def _setup(self, n_groups):
         self._alignment = [] if self.penalty == "dralign" else None
 
-    def _fit(self, features, y01, w, codes):
-        super()._fit(features, y01, w, codes)
+    def _fit(self, features, target, w, codes):
+        if len(self.classes_) > 2 and self.penalty in MODEL_PENALTIES:
+            raise ValueError(
+                MODEL_PENALTY_MULTICLASS_ERROR.format(
+                    penalty=self.penalty,
+                    n_classes=len(self.classes_),
+                    classes=self.classes_[:10].tolist(),
+                )
+            )
+        super()._fit(features, target, w, codes)
         if self._alignment is not None:
             self.alignment_curve_ = np.asarray(self._alignment, dtype=np.float64)
         del self._alignment
@@ -393,9 +464,16 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
         z, cache = self._forward(X, rng)
         if not np.isfinite(z).all():  # diverged: _fit says so
             return np.nan, np.nan, False
+        applied = len(group_members(codes)) >= 2
+        if z.ndim == 2:  # K classes: the score penalties of each class
+            loss, proba, grad_z = softmax_cross_entropy(z, y, w)
+            value, grad_p = self._penalty_grad(proba, codes)
+            grad_z += softmax_vjp(proba, grad_p)
+            grads = self._backward(cache, grad_z)
+            self._optimizer.step(self.coefs_ + self.intercepts_, grads, lr)
+            return loss, value, applied
         proba = expit(z)
         loss, grad_z = _log_loss(z, proba, y, w)
-        applied = len(group_members(codes)) >= 2
         extra = None
         if self.penalty in MODEL_PENALTIES:
             value, grad_p, extra = self._model_penalty(X, y, codes, cache, proba, rng)

@@ -63,6 +63,8 @@ def init_params(sizes, rng, dtype):
 def forward(coefs, intercepts, X, *, dtype, rng=None, dropout=0.0):
     """Logits and the cache ``(inputs, masks)`` of the backward passes.
 
+    The logits have shape (n,) for a network of one output, (n, K) for ``K``.
+
     ``inputs[l]`` is the input of layer ``l`` (``inputs[0]`` is ``X``);
     ``masks[l]`` multiplies the pre-activation of hidden layer ``l`` into its
     output: the ReLU's 0/1, times ``keep / (1 - dropout)`` when ``rng`` is
@@ -80,13 +82,17 @@ def forward(coefs, intercepts, X, *, dtype, rng=None, dropout=0.0):
         inputs.append(h)
         masks.append(mask)
     z = h @ coefs[-1].astype(dtype, copy=False) + intercepts[-1]
-    return z[:, 0].astype(np.float64), (inputs, masks)
+    z = z[:, 0] if z.shape[1] == 1 else z
+    return z.astype(np.float64), (inputs, masks)
 
 
 def backward(coefs, cache, grad_z):
-    """Gradients (weights, then biases) given d(loss)/d(logit) per row."""
+    """Gradients (weights, then biases) given d(loss)/d(logits) per row.
+
+    ``grad_z`` has the shape of the logits: (n,) for one output, (n, K).
+    """
     inputs, masks = cache
-    delta = grad_z[:, None].astype(inputs[0].dtype)
+    delta = grad_z.reshape(grad_z.shape[0], -1).astype(inputs[0].dtype)
     grads_W, grads_b = [], []
     for layer in range(len(coefs) - 1, -1, -1):
         grads_W.append(inputs[layer].T @ delta)

@@ -3,7 +3,10 @@
 Each penalty is a plain function of the scores and the groups that returns
 its value and its gradient with respect to every score, so that any training
 loop (the MLP and the boosting model of this subpackage, or your own) can add
-``fairness_weight * gradient`` to the gradient of its classification loss.
+``fairness_weight * gradient`` to the gradient of its loss. Probabilities live
+on the domain [0, 1]; real-valued predictions (regression) are penalised on
+an interval, e.g. their observed range, through the affine map of that
+interval onto [0, 1] (:func:`_penalty_on_domain`).
 """
 
 from __future__ import annotations
@@ -27,9 +30,17 @@ SCORE_NAN_ERROR = (
     "the fairness penalty needs finite scores. If they come from a diverging "
     "model, lower its learning rate or the fairness weight."
 )
+SCORE_DOMAIN_ERROR = (
+    "penalty={penalty!r}{extra} needs scores inside domain={domain!r}; got "
+    "values in [{low!r}, {high!r}]. Pass domain=None for their observed range."
+)
 SCORE_UNIT_INTERVAL_ERROR = (
     "penalty={penalty!r}{extra} needs scores in [0, 1] (probabilities); got "
     "values in [{low!r}, {high!r}]."
+)
+DOMAIN_ERROR = (
+    "domain must be None (the observed range of the scores) or a pair (low, "
+    "high) of finite numbers with low < high; got {domain!r}."
 )
 SINGLE_GROUP_ERROR = (
     "The fairness penalty compares groups, but the sensitive features hold "
@@ -80,6 +91,44 @@ def _check_unit_interval(scores, penalty, extra=""):
                 high=float(scores.max()),
             )
         )
+
+
+def _check_domain(domain, scores, penalty, epsilon):
+    """``(low, high)`` of the penalty's domain; None for the observed range.
+
+    Only DiffABCC (its integral) and DiffMCDP with ε > 0 (its windows) depend
+    on the domain; for them, scores outside a given domain are an error.
+    """
+    if domain is None:
+        return _observed_range(scores)
+    try:
+        low, high = (float(v) for v in domain)
+    except (TypeError, ValueError):
+        raise ValueError(DOMAIN_ERROR.format(domain=domain)) from None
+    if not (np.isfinite(low) and np.isfinite(high) and low < high):
+        raise ValueError(DOMAIN_ERROR.format(domain=domain))
+    if penalty == "abcc" or (penalty == "mcdp" and epsilon > 0):
+        extra = "" if penalty == "abcc" else " with epsilon > 0"
+        if scores.size and (scores.min() < low or scores.max() > high):
+            if (low, high) == (0.0, 1.0):
+                _check_unit_interval(scores, penalty, extra)
+            raise ValueError(
+                SCORE_DOMAIN_ERROR.format(
+                    penalty=penalty,
+                    extra=extra,
+                    domain=(low, high),
+                    low=float(scores.min()),
+                    high=float(scores.max()),
+                )
+            )
+    return low, high
+
+
+def _observed_range(scores):
+    """The smallest and largest score (0 and 1 for no scores)."""
+    if scores.size == 0:
+        return 0.0, 1.0
+    return float(scores.min()), float(scores.max())
 
 
 def _encode_groups(sensitive_features, n_samples):
@@ -199,6 +248,32 @@ def _penalty_from_codes(scores, codes, n_groups, penalty, temperature, epsilon):
     return _abcc_penalty(scores, codes, n_groups, temperature)
 
 
+def _penalty_on_domain(scores, codes, n_groups, penalty, temperature, epsilon, domain):
+    """The penalty of scores on ``domain = (low, high)``, through [0, 1].
+
+    The scores are mapped by ``u = (ŷ - low) / (high - low)`` onto [0, 1],
+    with ``τ·(high - low)`` and ``ε / (high - low)``, so that the sigmoid
+    CDFs, the windows and the integral are those of the scores on their own
+    scale: DiffMCDP (a difference of CDFs) is unchanged by the map, DiffDP
+    (a mean gap) and DiffABCC (an area) come back in the scores' units.
+    ``(0, 1)`` is the identity. A domain of zero width (all scores equal)
+    has no gap: value and gradient 0.
+    """
+    low, high = domain
+    span = high - low
+    if not span > 0:
+        return 0.0, np.zeros_like(scores)
+    if (low, high) != (0.0, 1.0):
+        scores = (scores - low) / span
+        temperature, epsilon = temperature * span, epsilon / span
+    value, grad = _penalty_from_codes(
+        scores, codes, n_groups, penalty, temperature, epsilon
+    )
+    if penalty == "mcdp":
+        return value, grad / span
+    return value * span, grad
+
+
 def _ignore_small_groups():
     """Silence skfair's small-group warning inside training loops, if defined."""
     import skfair.utils
@@ -209,7 +284,13 @@ def _ignore_small_groups():
 
 
 def fairness_penalty(
-    y_score, sensitive_features, *, penalty="mcdp", temperature=10.0, epsilon=0.0
+    y_score,
+    sensitive_features,
+    *,
+    penalty="mcdp",
+    temperature=10.0,
+    epsilon=0.0,
+    domain=(0.0, 1.0),
 ):
     """Value and gradient of a differentiable demographic-parity penalty.
 
@@ -228,7 +309,7 @@ def fairness_penalty(
     - ``"dp"`` (DiffDP): the gap between the groups' mean scores.
     - ``"abcc"`` (DiffABCC): the area between the temperature-sigmoid CDFs,
       integrated by the trapezoid rule on ``ABCC_GRID_POINTS`` evenly spaced
-      points of [0, 1], as in the paper's code.
+      points of the domain ([0, 1] by default, as in the paper's code).
 
     With more than two groups (several attributes are intersected), the
     penalty is that of the worst pair: the pair with the largest exact MCDP(ε)
@@ -239,7 +320,7 @@ def fairness_penalty(
     ----------
     y_score : array-like of shape (n_samples,)
         Scores, e.g. predicted probabilities. ``"abcc"`` and ``"mcdp"`` with
-        ε > 0 need them in [0, 1].
+        ε > 0 need them inside ``domain``.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
         Group labels; several attributes are intersected.
     penalty : {"mcdp", "dp", "abcc"}, default="mcdp"
@@ -248,7 +329,16 @@ def fairness_penalty(
         τ > 0 of the sigmoid ``σ_τ(x) = 1 / (1 + exp(-τ x))`` (ignored by
         ``"dp"``); the paper's code uses 10.
     epsilon : float, default=0.0
-        ε >= 0 of MCDP(ε) (``"mcdp"`` only).
+        ε >= 0 of MCDP(ε) (``"mcdp"`` only), in the scores' units.
+    domain : (float, float) or None, default=(0.0, 1.0)
+        The interval of the scores: DiffABCC integrates over it and the
+        windows of DiffMCDP(ε > 0) are clipped to it, as for
+        :func:`skfair.metrics.mcdp`. None takes the observed range of
+        ``y_score``, for real-valued predictions (regression). DiffDP and
+        DiffMCDP(0) do not depend on it. The temperature is in the scores'
+        units (``σ_τ(t - ŷ)`` smooths over about ``1/τ`` of them); DiffDP and
+        DiffABCC are in the scores' units too (a mean gap, an area), and
+        DiffMCDP is a difference of CDFs, without unit.
 
     Returns
     -------
@@ -262,8 +352,8 @@ def fairness_penalty(
     ------
     ValueError
         For an unknown penalty, ``temperature <= 0``, ``epsilon < 0``, NaN or
-        infinite scores, scores outside [0, 1] where needed, or fewer than
-        two groups.
+        infinite scores, scores outside ``domain`` where it matters, an
+        invalid ``domain``, or fewer than two groups.
 
     Notes
     -----
@@ -288,14 +378,23 @@ def fairness_penalty(
     >>> value, grad = fairness_penalty(scores, groups, temperature=10.0)
     >>> round(value, 3)
     0.559
+
+    Real-valued predictions, e.g. amounts: the area between the groups'
+    smoothed CDFs over their observed range is close to the 1-Wasserstein
+    distance between them, here a shift of 300:
+
+    >>> amounts = [1000, 1100, 1200, 1300, 1400, 1500]
+    >>> value, grad = fairness_penalty(
+    ...     amounts, groups, penalty="abcc", temperature=0.1, domain=None)
+    >>> round(value)
+    295
     """
     penalty = _check_penalty(penalty)
     temperature = _check_temperature(temperature)
     epsilon = check_epsilon(epsilon)
     scores = _check_score(y_score)
-    if penalty == "abcc":
-        _check_unit_interval(scores, penalty)
-    elif penalty == "mcdp" and epsilon > 0:
-        _check_unit_interval(scores, penalty, extra=" with epsilon > 0")
+    domain = _check_domain(domain, scores, penalty, epsilon)
     codes, n_groups = _encode_groups(sensitive_features, scores.shape[0])
-    return _penalty_from_codes(scores, codes, n_groups, penalty, temperature, epsilon)
+    return _penalty_on_domain(
+        scores, codes, n_groups, penalty, temperature, epsilon, domain
+    )

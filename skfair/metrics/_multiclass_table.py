@@ -159,8 +159,6 @@ def multiclass_rate_table(
         trials = counts.trials(metric)
         with np.errstate(divide="ignore", invalid="ignore"):
             low, high = wilson_interval(values, trials, z)
-        # exact ends at a rate of 0 or 1 (the formula leaves ~1e-17 there)
-        low, high = np.where(values == 0, 0.0, low), np.where(values == 1, 1.0, high)
         columns.update(_class_columns(name, values, classes))
         for suffix, bound in (("low", low), ("high", high)):
             bound = np.where(trials > 0, bound, np.nan)

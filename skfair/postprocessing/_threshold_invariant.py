@@ -23,6 +23,7 @@ from sklearn.utils._param_validation import (  # no public equivalent
     StrOptions,
 )
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import (
     assert_all_finite,
     check_is_fitted,
@@ -42,6 +43,18 @@ from ._repair import (
     check_fit_shape,
 )
 from ._response import has_response, positive_scores, resolve_response_method
+
+MULTICLASS_ERROR = (
+    "Only binary classification is supported. ThresholdInvariantClassifier "
+    "repairs binary classifiers only; y holds "
+    "more than two classes ({classes}). Mapping each class's probability "
+    "onto its own barycentre does not keep the rows summing to 1, and "
+    "renormalising them breaks each class's parity in general, so skfair has no "
+    "multiclass repair. Train a fair multiclass model instead "
+    "(skfair.inprocessing.FairMLPClassifier or FairLGBMClassifier, with "
+    "class_agg='max'), or repair one class against the rest (y == k). See the "
+    "user guide's 'Why there is no multiclass post-processing'."
+)
 
 
 class ThresholdInvariantClassifier(
@@ -399,6 +412,10 @@ class ThresholdInvariantClassifier(
         y = column_or_1d(y, warn=True)
         if y.dtype.kind in "fc":
             assert_all_finite(y, input_name="y")
+        if type_of_target(y) == "multiclass":
+            raise ValueError(
+                MULTICLASS_ERROR.format(classes=np.unique(y).tolist()[:10])
+            )
         _, classes = check_binary_y(y, estimator=self)
         sample_weight = check_sample_weight_1d(sample_weight, y.shape[0])
         if sample_weight is not None:  # weight 0 must not leave one class

@@ -613,3 +613,14 @@ def test_fit_parameters_are_routed_to_the_estimator_and_the_splitter():
     np.testing.assert_allclose(clf.pooled_quantiles_, expected)
     refit = LogisticRegression().fit(X, y, sample_weight=weights)
     np.testing.assert_allclose(clf.estimator_.coef_, refit.coef_)
+
+
+def test_a_multiclass_target_points_to_the_in_processing_route():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(0, 2, 300), rng.normal(size=(300, 2))])
+    y = rng.integers(0, 3, 300)
+    model = ThresholdInvariantClassifier(LogisticRegression(), sensitive=0)
+    with pytest.raises(ValueError, match="no multiclass repair") as info:
+        model.fit(X, y)
+    assert "FairMLPClassifier" in str(info.value)
+    assert "[0, 1, 2]" in str(info.value)

@@ -123,12 +123,18 @@ def wilson_interval(rate, n, z):
     >>> from skfair.metrics.inference import wilson_interval
     >>> [round(float(v), 4) for v in wilson_interval(81 / 263, 263, 1.959964)]
     [0.2553, 0.3662]
+    >>> [float(v) for v in wilson_interval([0.0, 1.0], 7, 1.959964)[0]]
+    [0.0, 0.6456695613241317]
     """
     rate, n = np.asarray(rate, dtype=np.float64), np.asarray(n, dtype=np.float64)
     denominator = 1.0 + z * z / n
     centre = (rate + z * z / (2.0 * n)) / denominator
     half = z * np.sqrt(rate * (1.0 - rate) / n + z * z / (4.0 * n * n)) / denominator
-    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+    # At a rate of exactly 0 (or 1) the bound is 0 (or 1) exactly; centre -
+    # half leaves a rounding residue (5.6e-17 for 0 out of 7).
+    low = np.where(rate == 0.0, 0.0, np.clip(centre - half, 0.0, 1.0))
+    high = np.where(rate == 1.0, 1.0, np.clip(centre + half, 0.0, 1.0))
+    return low, high
 
 
 def proportion_interval(successes, trials, confidence_level):
