@@ -415,7 +415,7 @@ def test_skfair_needs_neither_polars_nor_pyarrow(run_without):
 def test_random_ties_of_a_row_do_not_depend_on_the_other_rows():
     # a polars integer (boolean) column reaches pandas as float (object) when
     # the rows hold a null: the row's tie-breaking number must not change
-    from skfair.postprocessing._threshold_invariant import _row_uniforms
+    from skfair.postprocessing._barycentre import _row_uniforms
 
     pl = pytest.importorskip("polars")
     X = pl.DataFrame(

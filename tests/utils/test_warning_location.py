@@ -20,9 +20,7 @@ GROUPS = np.array([0] * 50 + [1] * 10)
 
 CALLS = {
     "mcdp": lambda: metrics.mcdp(None, Y, sensitive_features=GROUPS),
-    "mcdp_eps": lambda: metrics.mcdp(
-        None, Y, sensitive_features=GROUPS, epsilon=0.05
-    ),
+    "mcdp_eps": lambda: metrics.mcdp(None, Y, sensitive_features=GROUPS, epsilon=0.05),
     "abcc": lambda: metrics.abcc(None, Y, sensitive_features=GROUPS),
     "abpc": lambda: metrics.abpc(None, Y, sensitive_features=GROUPS),
     "delta_dp": lambda: metrics.delta_dp(None, Y, sensitive_features=GROUPS),
