@@ -19,9 +19,9 @@ load; compare ratios, not seconds.
 """
 
 import argparse
-import time
 
 import numpy as np
+from bench_metrics import median_time  # the same timer as the metric benchmarks
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.frozen import FrozenEstimator
 
@@ -46,15 +46,6 @@ def make_predictions(n, seed):
     group = rng.integers(0, 2, n)
     prediction = rng.normal(3.0 * group, 1.0 + group)
     return np.column_stack([group, prediction]), group
-
-
-def median_time(func, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def repair_timings(n, *, repeat=3, ties="random", seed=0):

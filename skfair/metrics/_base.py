@@ -216,3 +216,16 @@ def aggregate(per_grouping, agg):
 def pairs_of(grouping):
     """Unordered pairs of group codes of a grouping."""
     return group_pairs(grouping.n_groups)
+
+
+def checked_label_pair(y_true, y_pred, column, **aligned):
+    """``column(y_true, "y_true")`` and ``column(y_pred, "y_pred")``, checked.
+
+    First the pandas indexes of ``y_true``, ``y_pred`` and the ``aligned``
+    arguments (``sensitive_features=...``) must agree, then the two columns
+    ``column`` makes of the labels must have the same length.
+    """
+    check_same_index(y_true=y_true, y_pred=y_pred, **aligned)
+    truth, pred = column(y_true, "y_true"), column(y_pred, "y_pred")
+    check_same_length(truth, pred, first_name="y_true", second_name="y_pred")
+    return truth, pred

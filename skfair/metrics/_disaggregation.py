@@ -15,9 +15,8 @@ import pandas as pd
 from ..utils import (
     check_hard_labels,
     check_min_group_size,
-    check_same_index,
-    check_same_length,
 )
+from ._base import checked_label_pair
 from ._disaggregation_inputs import (
     DUPLICATE_NAME_ERROR,
     check_metrics,
@@ -140,14 +139,13 @@ class GroupMetricFrame:
         min_group_size=None,
     ):
         check_min_group_size(min_group_size)
-        check_same_index(
-            y_true=y_true,
-            y_pred=y_pred,
+        y_true, y_pred = checked_label_pair(
+            y_true,
+            y_pred,
+            sample_rows,
             sensitive_features=sensitive_features,
             control_features=control_features,
         )
-        y_true, y_pred = sample_rows(y_true, "y_true"), sample_rows(y_pred, "y_pred")
-        check_same_length(y_true, y_pred, first_name="y_true", second_name="y_pred")
         n_samples = y_true.shape[0]
         self._single, metrics = check_metrics(metrics, sample_params, n_samples)
         truth = pred = None

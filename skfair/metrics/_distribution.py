@@ -25,7 +25,7 @@ from ._kernels import (
     pair_codes,
     pair_gap,
 )
-from ._multiclass import aggregate_classes, is_class_scores, per_class
+from ._multiclass import aggregate_classes, is_class_scores, per_class_call
 
 THRESHOLD_ERROR = "threshold must be None or a finite real number; got {value!r}."
 ABCC_METHOD_ERROR = "method must be 'exact' or 'grid'; got {method!r}."
@@ -444,11 +444,8 @@ def abpc(
 
 def _per_class(metric, y_true, y_score, class_agg, classes, **options):
     """``class_agg`` of ``metric`` on each class's column of probabilities."""
-    _, values = per_class(
-        lambda column: metric(y_true, column, **options),
-        y_score,
-        class_agg=class_agg,
-        classes=classes,
+    _, values = per_class_call(
+        metric, y_true, y_score, class_agg=class_agg, classes=classes, **options
     )
     return aggregate_classes(values, class_agg)
 

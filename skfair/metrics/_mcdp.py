@@ -19,7 +19,12 @@ from ._base import (
 from ._dask import dask_dispatch
 from ._kernels import AllPairs, mcdp_pair_approx, mcdp_pair_exact, pair_gap
 from ._mcdp_result import MCDPResult
-from ._multiclass import aggregate_classes, class_details, is_class_scores, per_class
+from ._multiclass import (
+    aggregate_classes,
+    class_details,
+    is_class_scores,
+    per_class_call,
+)
 
 EPSILON_ERROR = "epsilon must be a finite real number >= 0; got {epsilon!r}."
 METHOD_ERROR = "method must be 'exact' or 'approx'; got {method!r}."
@@ -115,22 +120,19 @@ def _results(
     evaluated: see :class:`~skfair.metrics._kernels.AllPairs`).
     """
     if is_class_scores(y_score):
-
-        def evaluate(column):
-            return _results(
-                y_true,
-                column,
-                sensitive_features=sensitive_features,
-                sample_weight=sample_weight,
-                combine=combine,
-                min_group_size=min_group_size,
-                epsilons=epsilons,
-                options=options,
-                details=details,
-            )
-
-        labels, results = per_class(
-            evaluate, y_score, class_agg=class_agg, classes=classes
+        labels, results = per_class_call(
+            _results,
+            y_true,
+            y_score,
+            class_agg=class_agg,
+            classes=classes,
+            sensitive_features=sensitive_features,
+            sample_weight=sample_weight,
+            combine=combine,
+            min_group_size=min_group_size,
+            epsilons=epsilons,
+            options=options,
+            details=details,
         )
         if details:  # per ε: the worst class's result, with every class's
             return [class_details(labels, r, class_agg) for r in zip(*results)]

@@ -150,6 +150,15 @@ def per_class(evaluate, y_score, *, class_agg, classes):
     return labels, results
 
 
+def per_class_call(function, y_true, y_score, *, class_agg, classes, **kwargs):
+    """:func:`per_class` of ``function(y_true, column, **kwargs)``."""
+
+    def evaluate(column):
+        return function(y_true, column, **kwargs)
+
+    return per_class(evaluate, y_score, class_agg=class_agg, classes=classes)
+
+
 def worst_class(values):
     """The index of the first largest value (the class ``class_agg="max"`` reports)."""
     return int(np.argmax(np.asarray(values, dtype=np.float64)))
@@ -233,20 +242,18 @@ def per_class_values(
 
     spec = checked_metric_spec(metric, metric_params)
     options = {k: v for k, v in spec.options.items() if k not in CLASS_OPTIONS}
-    function = METRICS[metric]
-
-    def evaluate(column):
-        return function(
-            y_true,
-            column,
-            sensitive_features=sensitive_features,
-            sample_weight=sample_weight,
-            combine=combine,
-            min_group_size=min_group_size,
-            **options,
-        )
-
-    labels, values = per_class(evaluate, y_score, class_agg="max", classes=classes)
+    labels, values = per_class_call(
+        METRICS[metric],
+        y_true,
+        y_score,
+        class_agg="max",
+        classes=classes,
+        sensitive_features=sensitive_features,
+        sample_weight=sample_weight,
+        combine=combine,
+        min_group_size=min_group_size,
+        **options,
+    )
     return pd.Series(values, index=pd.Index(labels), dtype=np.float64)
 
 

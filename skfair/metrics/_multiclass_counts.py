@@ -31,13 +31,11 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from ..utils import (
     LABEL_NAN_ERROR,
-    check_same_index,
-    check_same_length,
     check_sample_weight_1d,
     column_1d,
 )
+from ._base import checked_label_pair
 from ._group_counts import ConfusionCounts, compare, warn_undefined
-from ._multiclass import CLASS_AGG_ERROR, check_class_agg  # noqa: F401 (one copy)
 
 LABELS_ERROR = (
     "labels must be a non-empty 1-D list of distinct class labels; got {labels!r}."
@@ -101,14 +99,13 @@ def check_class_labels(y_true, y_pred, *, labels, sample_weight, sensitive_featu
     The classes are ``labels`` in their order, or the sorted union of the
     labels of ``y_true`` and ``y_pred``.
     """
-    check_same_index(
-        y_true=y_true,
-        y_pred=y_pred,
+    truth, pred = checked_label_pair(
+        y_true,
+        y_pred,
+        _label_column,
         sensitive_features=sensitive_features,
         sample_weight=sample_weight,
     )
-    truth, pred = _label_column(y_true, "y_true"), _label_column(y_pred, "y_pred")
-    check_same_length(truth, pred, first_name="y_true", second_name="y_pred")
     factorized = [pd.factorize(array) for array in (truth, pred)]  # one hash pass
     if labels is None:
         classes = _sorted_classes([uniques for _, uniques in factorized])

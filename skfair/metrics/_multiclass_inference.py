@@ -23,7 +23,6 @@ indices, and shared by every class:
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from ._multiclass import CLASS_OPTIONS, aggregate_classes, check_class_agg, per_class
 from .inference import (
@@ -35,7 +34,7 @@ from .inference import (
     metric_upper,
     shared_sort,
 )
-from .inference._permutation import _own_permutations
+from .inference._permutation import permutation_test
 from .inference._resampling import _resample_weights, _strata, resampled_statistic
 
 CLASS_METHOD_ERROR = (
@@ -172,21 +171,10 @@ def class_permutation_pvalue(sorts, n_permutations, rng):
         values = [np.asarray(f(*samples)) for f in per_class_statistics]
         return np.asarray(aggregate_classes(np.stack(values), sorts.class_agg))
 
-    n_moved = sum(m.shape[0] for m in members)
-    if n_moved > 50_000:
-        return float(_own_permutations(members, statistic, n_permutations, rng, 64)[0])
-    with np.errstate(over="ignore"):
-        res = stats.permutation_test(
-            tuple(members),
-            statistic,
-            permutation_type="independent",
-            vectorized=True,
-            n_resamples=n_permutations,
-            batch=64,
-            alternative="greater",
-            rng=rng,
-        )
-    return float(res.pvalue)
+    pvalues = permutation_test(
+        members, statistic, n_permutations=n_permutations, rng=rng, batch=64
+    )
+    return float(pvalues[0])
 
 
 def check_class_test_method(method):

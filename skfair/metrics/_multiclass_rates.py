@@ -19,8 +19,8 @@ import pandas as pd
 from ..utils import sensitive_groupings
 from ._base import check_agg
 from ._group_counts import RATE_METRICS
+from ._multiclass import check_class_agg
 from ._multiclass_counts import (
-    check_class_agg,
     check_class_labels,
     class_counts,
     group_index,
@@ -154,6 +154,47 @@ def _evaluate(rate, classes, groupings, *, agg, class_agg, stacklevel):
     )
 
 
+def _rate_details(
+    rate,
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    class_agg,
+    labels,
+    agg,
+    combine,
+    sample_weight,
+    min_group_size,
+):
+    """The :class:`MulticlassRateResult` of ``rate``: every public function's body.
+
+    Called by the public functions directly, so that the undefined-rate
+    warnings (three frames up) point at the user's line; the small-group
+    warning finds it by itself.
+    """
+    classes = _checked_labels(
+        y_true,
+        y_pred,
+        rate=rate,
+        agg=agg,
+        class_agg=class_agg,
+        labels=labels,
+        sample_weight=sample_weight,
+        sensitive_features=sensitive_features,
+    )
+    groupings = sensitive_groupings(
+        sensitive_features,
+        n_samples=classes.n_samples,
+        combine=combine,
+        against="y_true",
+        min_group_size=min_group_size,
+    )
+    return _evaluate(
+        rate, classes, groupings, agg=agg, class_agg=class_agg, stacklevel=3
+    )
+
+
 def multiclass_rate_details(
     y_true,
     y_pred,
@@ -216,25 +257,17 @@ def multiclass_rate_details(
     a                   0.25  0.25    0.50
     b                   0.75  0.25    0.00
     """
-    classes = _checked_labels(
+    return _rate_details(
+        rate,
         y_true,
         y_pred,
-        rate=rate,
-        agg=agg,
+        sensitive_features=sensitive_features,
         class_agg=class_agg,
         labels=labels,
-        sample_weight=sample_weight,
-        sensitive_features=sensitive_features,
-    )
-    groupings = sensitive_groupings(
-        sensitive_features,
-        n_samples=classes.n_samples,
+        agg=agg,
         combine=combine,
-        against="y_true",
+        sample_weight=sample_weight,
         min_group_size=min_group_size,
-    )
-    return _evaluate(
-        rate, classes, groupings, agg=agg, class_agg=class_agg, stacklevel=2
     )
 
 
@@ -331,25 +364,17 @@ def multiclass_selection_rate_difference(
     ...     class_agg="mean"), 4)
     0.3333
     """
-    classes = _checked_labels(
+    return _rate_details(
+        "selection_rate",
         y_true,
         y_pred,
-        rate="selection_rate",
-        agg=agg,
+        sensitive_features=sensitive_features,
         class_agg=class_agg,
         labels=labels,
-        sample_weight=sample_weight,
-        sensitive_features=sensitive_features,
-    )
-    groupings = sensitive_groupings(
-        sensitive_features,
-        n_samples=classes.n_samples,
+        agg=agg,
         combine=combine,
-        against="y_true",
+        sample_weight=sample_weight,
         min_group_size=min_group_size,
-    )
-    return _evaluate(
-        "selection_rate", classes, groupings, agg=agg, class_agg=class_agg, stacklevel=2
     ).value
 
 
@@ -377,10 +402,9 @@ def multiclass_true_positive_rate_difference(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True class labels.
-    y_pred, sensitive_features, class_agg, labels, agg
-        See :func:`multiclass_selection_rate_difference`.
+    y_true, y_pred, sensitive_features, class_agg, labels, agg
+        See :func:`multiclass_selection_rate_difference`; here the true
+        class labels ``y_true`` say which samples are each class's positives.
     combine, sample_weight, min_group_size
         See :func:`multiclass_selection_rate_difference`.
 
@@ -402,30 +426,17 @@ def multiclass_true_positive_rate_difference(
     ...     y_true, y_pred, sensitive_features=groups, min_group_size=1)
     1.0
     """
-    classes = _checked_labels(
+    return _rate_details(
+        "true_positive_rate",
         y_true,
         y_pred,
-        rate="true_positive_rate",
-        agg=agg,
+        sensitive_features=sensitive_features,
         class_agg=class_agg,
         labels=labels,
-        sample_weight=sample_weight,
-        sensitive_features=sensitive_features,
-    )
-    groupings = sensitive_groupings(
-        sensitive_features,
-        n_samples=classes.n_samples,
-        combine=combine,
-        against="y_true",
-        min_group_size=min_group_size,
-    )
-    return _evaluate(
-        "true_positive_rate",
-        classes,
-        groupings,
         agg=agg,
-        class_agg=class_agg,
-        stacklevel=2,
+        combine=combine,
+        sample_weight=sample_weight,
+        min_group_size=min_group_size,
     ).value
 
 
@@ -452,10 +463,8 @@ def multiclass_false_positive_rate_difference(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True class labels.
-    y_pred, sensitive_features, class_agg, labels, agg
-        See :func:`multiclass_selection_rate_difference`.
+    y_true, y_pred, sensitive_features, class_agg, labels, agg
+        See :func:`multiclass_true_positive_rate_difference`.
     combine, sample_weight, min_group_size
         See :func:`multiclass_selection_rate_difference`.
 
@@ -477,30 +486,17 @@ def multiclass_false_positive_rate_difference(
     ...     y_true, y_pred, sensitive_features=groups, min_group_size=1)
     0.5
     """
-    classes = _checked_labels(
+    return _rate_details(
+        "false_positive_rate",
         y_true,
         y_pred,
-        rate="false_positive_rate",
-        agg=agg,
+        sensitive_features=sensitive_features,
         class_agg=class_agg,
         labels=labels,
-        sample_weight=sample_weight,
-        sensitive_features=sensitive_features,
-    )
-    groupings = sensitive_groupings(
-        sensitive_features,
-        n_samples=classes.n_samples,
-        combine=combine,
-        against="y_true",
-        min_group_size=min_group_size,
-    )
-    return _evaluate(
-        "false_positive_rate",
-        classes,
-        groupings,
         agg=agg,
-        class_agg=class_agg,
-        stacklevel=2,
+        combine=combine,
+        sample_weight=sample_weight,
+        min_group_size=min_group_size,
     ).value
 
 
@@ -528,10 +524,8 @@ def multiclass_equalized_odds_difference(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True class labels.
-    y_pred, sensitive_features, class_agg, labels, agg
-        See :func:`multiclass_selection_rate_difference`.
+    y_true, y_pred, sensitive_features, class_agg, labels, agg
+        See :func:`multiclass_true_positive_rate_difference`.
     combine, sample_weight, min_group_size
         See :func:`multiclass_selection_rate_difference`.
 
@@ -553,23 +547,15 @@ def multiclass_equalized_odds_difference(
     ...     y_true, y_pred, sensitive_features=groups, min_group_size=1)
     1.0
     """
-    classes = _checked_labels(
+    return _rate_details(
+        "equalized_odds",
         y_true,
         y_pred,
-        rate="equalized_odds",
-        agg=agg,
+        sensitive_features=sensitive_features,
         class_agg=class_agg,
         labels=labels,
-        sample_weight=sample_weight,
-        sensitive_features=sensitive_features,
-    )
-    groupings = sensitive_groupings(
-        sensitive_features,
-        n_samples=classes.n_samples,
+        agg=agg,
         combine=combine,
-        against="y_true",
+        sample_weight=sample_weight,
         min_group_size=min_group_size,
-    )
-    return _evaluate(
-        "equalized_odds", classes, groupings, agg=agg, class_agg=class_agg, stacklevel=2
     ).value

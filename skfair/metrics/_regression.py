@@ -76,17 +76,12 @@ def mean_residual_difference(
         Predictions.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
         Group labels (pandas or polars frames and series, arrays, lists).
-    agg : {"max", "mean"}, default="max"
-        With more than two groups, the worst pair or the mean over pairs.
-    combine : {"intersection", "marginal"}, default="intersection"
-        With several attributes, compare intersectional groups, or each
-        attribute separately and report the worst.
+    agg, combine
+        See :func:`delta_dp`: the same pairs of groups and attributes.
     sample_weight : array-like of shape (n_samples,), default=None
         Weights; each group's mean becomes a weighted mean.
     min_group_size : int or None, default=None
-        None compares every group and warns
-        (:class:`~skfair.utils.SmallGroupWarning`) about groups of fewer than
-        30 samples; an int ``k`` leaves out groups of fewer than ``k``.
+        See :func:`delta_dp`.
 
     Returns
     -------

@@ -176,12 +176,8 @@ def regression_group_table(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True targets (finite real numbers).
-    y_pred : array-like of shape (n_samples,)
-        Predictions.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-        Group labels (pandas or polars frames and series, arrays, lists).
+    y_true, y_pred, sensitive_features
+        See :func:`mean_residual_difference`.
     combine : {"intersection", "marginal"}, default="intersection"
         With several attributes, one row per intersectional group, or the
         groups of each attribute in turn (a two-level index, attribute and

@@ -89,6 +89,17 @@ class BarycentreRepairMixin(SensitiveColumnsMixin):
         )
         return grouping
 
+    def _fit_groups_first(self, X):
+        """The groups of ``X`` at fit, or None when its labels are unhashable.
+
+        None lets the estimator reject such an ``X`` first, with its own
+        message; :meth:`_fit_repair` then encodes the groups after it.
+        """
+        try:
+            return self._groups(X, fit=True)
+        except TypeError:
+            return None
+
     def _fit_repair(
         self, X, y, *, grouping, sample_weight, fit_params, response_method, classes
     ):

@@ -381,10 +381,7 @@ class ThresholdInvariantClassifier(
         """
         X, y = indexable(check_not_lazy(X), y)
         y, classes, sample_weight = self._check_fit_data(X, y, sample_weight)
-        try:
-            grouping = self._groups(X, fit=True)
-        except TypeError:  # unhashable labels: let the estimator reject X first
-            grouping = None
+        grouping = self._fit_groups_first(X)
         response_method = resolve_response_method(self.estimator, self.response_method)
         self._fit_repair(
             X,

@@ -346,10 +346,7 @@ class ThresholdInvariantRegressor(
         y = check_array(y, ensure_2d=False, dtype="numeric", input_name="y")
         check_consistent_length(X, y)
         sample_weight = check_sample_weight_1d(sample_weight, y.shape[0])
-        try:
-            grouping = self._groups(X, fit=True)
-        except TypeError:  # unhashable labels: let the estimator reject X first
-            grouping = None
+        grouping = self._fit_groups_first(X)
         self._fit_repair(
             X,
             y,

@@ -27,11 +27,9 @@ from ..utils import (
     check_not_mixed,
     check_same_index,
     check_scores,
-    check_sensitive_features,
     sensitive_groupings,
 )
 from ._advice import threshold_advice
-from ._budget import check_resampling_cost
 from ._common import (
     AUDIT_DASK_X_ERROR,
     AUDIT_HFM_LABELS_ERROR,
@@ -40,13 +38,11 @@ from ._common import (
     check_progress,
 )
 from ._compute import (
-    audited_groupings,
-    check_metrics,
+    audited_inputs,
+    audited_rows,
     encode_labels,
-    encoded_features,
     group_table,
     margin_results,
-    metrics_table,
     per_row_counts,
 )
 from ._dask import audit_dask
@@ -58,7 +54,11 @@ from ._facts import (
     Settings,
     ThresholdPoint,
 )
-from ._headline import distribution_facts, finish_metrics, threshold_facts
+from ._headline import (
+    computed_metrics,
+    distribution_facts,
+    threshold_facts,
+)
 from ._multiclass import audit_multiclass
 from ._multiclass_inputs import multiclass_inputs, multiclass_settings
 from ._regression import (
@@ -399,14 +399,9 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
     """
     scores, y = inputs.scores, inputs.y
     decisions = scores >= settings.threshold
-    attributes = check_sensitive_features(
-        inputs.sensitive_features, n_samples=len(scores)
+    attributes, compared, tables, left_out, sensitive_features = audited_inputs(
+        inputs.sensitive_features, len(scores), settings, resampling
     )
-    compared, tables, left_out = audited_groupings(
-        attributes, settings.combine, settings.keep
-    )
-    check_resampling_cost(compared, len(scores), resampling)
-    sensitive_features = encoded_features(attributes, inputs.sensitive_features)
     progress("groups")
     groups, references = group_table(
         tables,
@@ -414,22 +409,8 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
         reference=settings.reference,
         confidence_level=settings.confidence_level,
     )
-    progress("metrics")
-    checked = check_metrics(scores, sensitive_features, settings)
-    details = checked[2]
-    progress("intervals and tests")
-    results = metrics_table(
-        scores, sensitive_features, settings, resampling, checked, progress.count
-    )
-    progress("where MCDP is attained")  # found with MCDP's value (check_metrics)
-    results = finish_metrics(
-        results,
-        settings=settings,
-        groups=groups,
-        compared=compared,
-        details=details,
-        scores=scores,
-        n_permutations=resampling.n_permutations,
+    results, details = computed_metrics(
+        scores, sensitive_features, settings, resampling, progress, groups, compared
     )
     margin = settings.score_type == "margin"
     if margin:
@@ -440,17 +421,11 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
         tradeoff, advice = _tradeoff(inputs, sensitive_features, settings, compared)
     if X is not None:
         progress("HFM")
-    audited = {g.name: g.kept for g in compared}[details[0.0].attribute]
+    audited = audited_rows(compared, details)
     return AuditReport(
         settings=settings,
         resampling=resampling,
-        data=AuditedData(
-            n_samples=len(scores),
-            attributes=tuple(attributes.names),
-            has_labels=y is not None,
-            kept_groups={g.name: g.labels for g in compared},
-            left_out=tuple(left_out),
-        ),
+        data=AuditedData.of(len(scores), attributes, y is not None, compared, left_out),
         groups=groups,
         references=references,
         metric_results=results,

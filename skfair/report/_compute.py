@@ -31,6 +31,7 @@ from ..utils import (
     parse_group_label,
     same_label,
 )
+from ._budget import check_resampling_cost
 from ._common import (
     AUDIT_REFERENCE_ERROR,
     FEW_POSITIVES,
@@ -346,6 +347,28 @@ def group_table(tables, per_row, *, reference, confidence_level):
             )
         )
     return pd.concat(frames, ignore_index=True), tuple(references)
+
+
+def audited_inputs(sensitive_features, n_samples, settings, resampling, columns=1):
+    """The groups of in-memory data, checked and encoded once.
+
+    Returns ``(attributes, compared, tables, left_out, encoded)``: the
+    validated attributes, :func:`audited_groupings`' groups and
+    :func:`encoded_features`. The resampling's cost is checked on
+    ``n_samples * columns`` samples (``columns`` resampled score columns).
+    """
+    attributes = check_sensitive_features(sensitive_features, n_samples=n_samples)
+    compared, tables, left_out = audited_groupings(
+        attributes, settings.combine, settings.keep
+    )
+    check_resampling_cost(compared, n_samples * columns, resampling)
+    encoded = encoded_features(attributes, sensitive_features)
+    return attributes, compared, tables, left_out, encoded
+
+
+def audited_rows(compared, details):
+    """The rows kept by the grouping on which MCDP(0) was attained (``details``)."""
+    return {g.name: g.kept for g in compared}[details[0.0].attribute]
 
 
 # -- the metrics -------------------------------------------------------------------

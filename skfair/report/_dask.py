@@ -111,13 +111,8 @@ def audit_dask(y_true, y_score, *, sensitive_features, pos_label, settings, prog
     return AuditReport(
         settings=settings,
         resampling=Resampling(n_resamples=0, n_permutations=0),
-        data=AuditedData(
-            n_samples=n,
-            attributes=tuple(attributes.names),
-            has_labels=y is not None,
-            engine="dask",
-            kept_groups={g.name: g.labels for g in compared},
-            left_out=tuple(left_out),
+        data=AuditedData.of(
+            n, attributes, y is not None, compared, left_out, engine="dask"
         ),
         groups=groups,
         references=references,

@@ -171,7 +171,7 @@ def methods(report):
         out.append(_tests_text(report))
     if report.advice is not None:
         out.append(_tradeoff_text(report))
-    out.append("Left out: " + left_out_text(report))
+    out.append("Left out: " + _binary_left_out_text(report))
     return out
 
 
@@ -198,7 +198,12 @@ def interval_method_text(report):
     return "Disparity metrics: " + ("; ".join(parts) or "no intervals") + "."
 
 
-def left_out_text(report):
+def left_out_text(report, without_labels, also=()):
+    """What the report leaves out: small groups, undefined metrics and more.
+
+    ``without_labels`` is what needs the true labels (named when there are
+    none), ``also`` what the report never has.
+    """
     items = []
     if report.left_out:
         items.append(
@@ -207,12 +212,18 @@ def left_out_text(report):
         )
     items += [f"{r.name} (undefined)" for r in report.metric_results if not r.defined]
     if not report.has_labels:
-        items.append("every label-based rate, the trade-off and HFM (no labels)")
-    if report.engine == "dask":
-        items.append(
-            "bootstrap intervals, p-values, ABPC, the trade-off and figures (Dask)"
-        )
+        items.append(without_labels)
+    items += also
     return (", ".join(items) or "nothing") + "."
+
+
+def _binary_left_out_text(report):
+    dask = ["bootstrap intervals, p-values, ABPC, the trade-off and figures (Dask)"]
+    return left_out_text(
+        report,
+        "every label-based rate, the trade-off and HFM (no labels)",
+        dask if report.engine == "dask" else (),
+    )
 
 
 def _listed(rows, column, form):
@@ -220,22 +231,65 @@ def _listed(rows, column, form):
     return ", ".join(f"{g} ({form(n)})" for g, n in zip(rows["group"], rows[column]))
 
 
-def _group_notes(report):
+def compared_groups(report):
+    """The group table's rows of the groupings the metrics compare."""
+    groups = report.groups
+    return groups[groups["grouping"].isin(list(report.kept_groups))]
+
+
+def group_caveats(report, sizes, listing=", ".join):
+    """The "read with care" items every task shares, on the groups' ``sizes``."""
+    out = []
+    if report.left_out:
+        out.append(f"{counted(len(report.left_out), 'small group')} left out")
+    small = int((sizes < SMALL_GROUP_SIZE).sum())
+    if small:
+        out.append(
+            f"{counted(small, 'group')} of fewer than {SMALL_GROUP_SIZE} samples"
+        )
+    undefined = [r.short_name for r in report.metric_results if not r.defined]
+    if undefined:
+        out.append(f"{listing(undefined)} undefined here")
+    return out
+
+
+def read_with_care(caveats):
+    """The sentence of the ``caveats`` (none without them), as a list."""
+    return ["Read with care: " + "; ".join(caveats) + "."] if caveats else []
+
+
+def small_group_notes(report, groups, places, uncertain, after=""):
+    """The notes on the left-out groups and on the ``groups`` that are small.
+
+    ``places`` are where a left-out group is not, ``uncertain`` the numbers
+    of a small group that are very uncertain, ``after`` a clause that follows.
+    """
     out = []
     if report.left_out:
         names = ", ".join(f"{g} (n = {s:,})" for _, g, s in report.left_out)
         out.append(
             f"Left out (min_group_size = {report.min_group_size}): {names}. "
-            "These groups are in no metric, interval, test, table or figure."
+            f"These groups are in no {places} or figure."
         )
-    compared = report.groups[report.groups["grouping"].isin(list(report.kept_groups))]
-    small = compared[compared["size"] < SMALL_GROUP_SIZE]
+    small = groups[groups["size"] < SMALL_GROUP_SIZE]
     if len(small):
         out.append(
             f"Small groups: {_listed(small, 'size', 'n = {:,}'.format)}. Their "
-            "rates and every interval involving them are very uncertain; "
-            "prefer the DKW interval there."
+            f"{uncertain} and every interval involving them are very uncertain"
+            f"{after}."
         )
+    return out
+
+
+def _group_notes(report):
+    compared = compared_groups(report)
+    out = small_group_notes(
+        report,
+        compared,
+        "metric, interval, test, table",
+        "rates",
+        "; prefer the DKW interval there",
+    )
     few = compared[compared["few_positives"] == True]  # noqa: E712
     if len(few):
         out.append(
@@ -267,14 +321,19 @@ def _metric_notes(report):
     return out
 
 
+def metric_notes(report, without_labels, labels="labels"):
+    """The notes on each metric, then on what is missing without true labels."""
+    out = _metric_notes(report)
+    if not report.has_labels:
+        out.append(f"No true {labels} were given: {without_labels} are not available.")
+    return out
+
+
 def notes(report):
     """Plain-language notes on what the report can and cannot say."""
     out = [DASK_NOTE] if report.engine == "dask" else []
     out += _group_notes(report)
-    out += _metric_notes(report)
-    if not report.has_labels:
-        out.append(
-            "No true labels were given: base rates, TP/FP/FN/TN, TPR, FPR, "
-            "FNR, precision, the trade-off and HFM are not available."
-        )
-    return out
+    return out + metric_notes(
+        report,
+        "base rates, TP/FP/FN/TN, TPR, FPR, FNR, precision, the trade-off and HFM",
+    )

@@ -82,6 +82,18 @@ class AuditedData:
     kept_groups: dict = field(default_factory=dict)
     left_out: tuple = ()
 
+    @classmethod
+    def of(cls, n_samples, attributes, has_labels, compared, left_out, **kwargs):
+        """What was audited, from :func:`audited_groupings`' groups."""
+        return cls(
+            n_samples=n_samples,
+            attributes=tuple(attributes.names),
+            has_labels=has_labels,
+            kept_groups={g.name: g.labels for g in compared},
+            left_out=tuple(left_out),
+            **kwargs,
+        )
+
 
 @dataclass(frozen=True)
 class AuditInputs:

@@ -74,6 +74,18 @@ def _render(plt, draw, report, context, wide):
     return figure
 
 
+def _faded_note(display, pair):
+    """What the CDF plot colours when it fades groups ("" when it fades none)."""
+    n_groups, n_coloured = len(display.lines_), len(display.highlighted_)
+    if n_coloured >= n_groups:
+        return ""
+    return (
+        f" {n_groups} groups: coloured are {pair} (the pair realising MCDP(0), "
+        f"red and blue) and the {n_coloured - 2} largest other groups; the "
+        f"other {n_groups - n_coloured} groups are faded grey."
+    )
+
+
 def group_cdf_figure(report, ax, context):
     """Each group's score CDF, with where MCDP(0) is attained."""
     from ..plotting import GroupCDFDisplay
@@ -89,13 +101,8 @@ def group_cdf_figure(report, ax, context):
     )
     if display.xscale_ == "logit":
         caption += _SCALE_NOTE
-    n_groups, n_coloured = len(display.lines_), len(display.highlighted_)
-    if n_coloured < n_groups:
-        caption += (
-            f" {n_groups} groups: coloured are {pair} (the pair realising MCDP(0), "
-            f"red and blue) and the {n_coloured - 2} largest other groups; the "
-            f"other {n_groups - n_coloured} groups are faded grey."
-        )
+    n_groups = len(display.lines_)
+    caption += _faded_note(display, pair)
     scale = " on a logit score axis" if display.xscale_ == "logit" else ""
     return {
         "title": "Group score CDFs",
@@ -351,13 +358,8 @@ def prediction_cdf_figure(report, ax, context):
         "two groups' CDFs are furthest apart (MCDP(0), the Kolmogorov–Smirnov "
         "statistic), the dotted line that prediction."
     )
-    n_groups, n_coloured = len(display.lines_), len(display.highlighted_)
-    if n_coloured < n_groups:
-        caption += (
-            f" {n_groups} groups: coloured are {pair} (the pair realising MCDP(0), "
-            f"red and blue) and the {n_coloured - 2} largest other groups; the "
-            f"other {n_groups - n_coloured} groups are faded grey."
-        )
+    n_groups = len(display.lines_)
+    caption += _faded_note(display, pair)
     return {
         "title": "Group prediction CDFs",
         "caption": caption,

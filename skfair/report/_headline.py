@@ -29,7 +29,7 @@ import numpy as np
 from ..metrics import abcc, abpc
 from ..utils import SMALL_GROUP_SIZE, group_label_text
 from ._common import FEW_POSITIVES, counted, report_metrics
-from ._compute import between_groups, rate_closeness
+from ._compute import between_groups, check_metrics, metrics_table, rate_closeness
 from ._facts import DistributionFacts, GroupRate, RateGap, ThresholdFacts
 
 _PAIR_FUNCTIONS = {"abcc": abcc, "abpc": abpc}
@@ -336,6 +336,34 @@ def mark_untestable(results, *, alpha, sizes, n_permutations, task="binary"):
             reason = _untestable_reason(r, pair_sizes, n_permutations, task)
         out.append(dataclasses.replace(r, untestable_reason=reason))
     return out
+
+
+def computed_metrics(
+    scores, sensitive_features, settings, resampling, progress, groups, compared
+):
+    """The metrics of in-memory scores, their intervals, tests and pairs.
+
+    Returns ``(results, details)``: :func:`metrics_table`'s results through
+    :func:`finish_metrics`, and :func:`check_metrics`' MCDP details.
+    """
+    progress("metrics")
+    checked = check_metrics(scores, sensitive_features, settings)
+    details = checked[2]
+    progress("intervals and tests")
+    results = metrics_table(
+        scores, sensitive_features, settings, resampling, checked, progress.count
+    )
+    progress("where MCDP is attained")  # found with MCDP's value (check_metrics)
+    results = finish_metrics(
+        results,
+        settings=settings,
+        groups=groups,
+        compared=compared,
+        details=details,
+        scores=scores,
+        n_permutations=resampling.n_permutations,
+    )
+    return results, details
 
 
 def finish_metrics(

@@ -28,16 +28,14 @@ from sklearn.exceptions import UndefinedMetricWarning
 from ..metrics import multiclass_rate_details, multiclass_rate_table
 from ..utils import (
     SMALL_GROUP_SIZE,
-    check_sensitive_features,
     group_label_text,
 )
-from ._budget import check_resampling_cost
 from ._common import FEW_POSITIVES
 from ._compute import (
     _reference_index,
-    audited_groupings,
+    audited_inputs,
+    audited_rows,
     check_metrics,
-    encoded_features,
     metrics_table,
 )
 from ._facts import (
@@ -357,13 +355,10 @@ def _per_class(data, sensitive_features, compared, groups, settings, run):
 def audit_multiclass(data, sensitive_features, settings, resampling, progress):
     """The multiclass audit of validated in-memory data (:class:`MulticlassInputs`)."""
     n = data.proba.shape[0]
-    attributes = check_sensitive_features(sensitive_features, n_samples=n)
-    compared, tables, left_out = audited_groupings(
-        attributes, settings.combine, settings.keep
-    )
     # K columns resampled: as costly as K times the samples
-    check_resampling_cost(compared, n * len(data.classes), resampling)
-    encoded = encoded_features(attributes, sensitive_features)
+    attributes, compared, tables, left_out, encoded = audited_inputs(
+        sensitive_features, n, settings, resampling, columns=len(data.classes)
+    )
     progress("groups")
     groups, references, confusion = multiclass_groups(tables, data, settings)
     results, per_class = _per_class(
@@ -373,7 +368,7 @@ def audit_multiclass(data, sensitive_features, settings, resampling, progress):
     worst = max(per_class, key=lambda c: per_class[c][1][0.0].value)
     found, details = per_class[worst]
     k = [str(c) for c in data.classes].index(worst)
-    audited = {g.name: g.kept for g in compared}[details[0.0].attribute]
+    audited = audited_rows(compared, details)
     distribution = distribution_facts(
         found, details, data.proba[audited, k], settings.epsilon
     )
@@ -381,13 +376,7 @@ def audit_multiclass(data, sensitive_features, settings, resampling, progress):
     return AuditReport(
         settings=settings,
         resampling=resampling,
-        data=AuditedData(
-            n_samples=n,
-            attributes=tuple(attributes.names),
-            has_labels=data.truth is not None,
-            kept_groups={g.name: g.labels for g in compared},
-            left_out=tuple(left_out),
-        ),
+        data=AuditedData.of(n, attributes, data.truth is not None, compared, left_out),
         groups=groups,
         references=references,
         metric_results=results,

@@ -15,18 +15,27 @@ from ..utils import SMALL_GROUP_SIZE
 from ._common import (
     FEW_POSITIVES,
     counted,
-    format_interval,
     format_percent,
     format_ratio,
 )
 from ._explain import (
     _groups_text,
-    _metric_notes,
     _tests_text,
+    compared_groups,
+    group_caveats,
     interval_method_text,
-    interval_of,
+    left_out_text,
+    metric_notes,
+    read_with_care,
+    small_group_notes,
 )
-from ._sentences import _listing, _verdict_sentences, evidence
+from ._sentences import (
+    _listing,
+    _metric,
+    _verdict_sentences,
+    evidence,
+    interval_clause,
+)
 
 METRIC_HELP = (
     "Class k's rows compare the groups' distributions of the probability of "
@@ -150,11 +159,8 @@ def _by_class_sentence(facts):
 def _distribution_sentence(report):
     d, f = report.headline.distribution, _facts(report)
     key = f"mcdp[{_class_key(report, f.distribution_class)}]"
-    row = next(r for r in report.metric_results if r.key == key)
-    low, high, method = interval_of(row)
-    interval = (
-        "" if method is None else f", {method} interval {format_interval(low, high)}"
-    )
+    row = _metric(report, key)
+    interval = interval_clause(row)
     pair = " vs ".join(d.groups)
     if f.prediction == "labels":
         return (
@@ -224,31 +230,16 @@ def plain_summary(report):
         )
     noun = "class probabilities" if f.prediction == "probabilities" else "predictions"
     out += _verdict_sentences(report, noun=noun)
-    caveats = _caveats(report)
-    if caveats:
-        out.append("Read with care: " + "; ".join(caveats) + ".")
-    return out
+    return out + read_with_care(_caveats(report))
 
 
 def _compared(report):
-    groups = report.groups
-    return groups[groups["grouping"].isin(list(report.kept_groups))]
+    """The compared groups, once each (the group table has a row per class)."""
+    return compared_groups(report).drop_duplicates(["grouping", "group"])
 
 
 def _caveats(report):
-    out = []
-    if report.left_out:
-        out.append(f"{counted(len(report.left_out), 'small group')} left out")
-    sizes = _compared(report).drop_duplicates(["grouping", "group"])["size"]
-    small = int((sizes < SMALL_GROUP_SIZE).sum())
-    if small:
-        out.append(
-            f"{counted(small, 'group')} of fewer than {SMALL_GROUP_SIZE} samples"
-        )
-    undefined = [r.short_name for r in report.metric_results if not r.defined]
-    if undefined:
-        out.append(f"{_listing(undefined)} undefined here")
-    return out
+    return group_caveats(report, _compared(report)["size"], listing=_listing)
 
 
 # -- methods and notes ---------------------------------------------------------------
@@ -287,23 +278,14 @@ def methods(report):
         interval_method_text(report),
         _tests_text(report)
         + " Each class has its own tests; no correction across classes.",
-        "Left out: " + _left_out_text(report),
+        "Left out: "
+        + left_out_text(
+            report,
+            "TPR, FPR and the confusion matrices (no true labels)",
+            ["ΔDP_b, the threshold trade-off and HFM (binary classifiers only)"],
+        ),
     ]
     return out
-
-
-def _left_out_text(report):
-    items = []
-    if report.left_out:
-        items.append(
-            f"{counted(len(report.left_out), 'group')} under min_group_size = "
-            f"{report.min_group_size}"
-        )
-    items += [f"{r.name} (undefined)" for r in report.metric_results if not r.defined]
-    if not report.has_labels:
-        items.append("TPR, FPR and the confusion matrices (no true labels)")
-    items.append("ΔDP_b, the threshold trade-off and HFM (binary classifiers only)")
-    return ", ".join(items) + "."
 
 
 def _missing_class_notes(report):
@@ -325,32 +307,12 @@ def _missing_class_notes(report):
 
 def notes(report):
     """Plain-language notes on what a multiclass report can and cannot say."""
-    out = []
-    if report.left_out:
-        names = ", ".join(f"{g} (n = {s:,})" for _, g, s in report.left_out)
-        out.append(
-            f"Left out (min_group_size = {report.min_group_size}): {names}. "
-            "These groups are in no metric, interval, table or figure."
-        )
-    groups = _compared(report).drop_duplicates(["grouping", "group"])
-    small = groups[groups["size"] < SMALL_GROUP_SIZE]
-    if len(small):
-        listed = ", ".join(
-            f"{g} (n = {n:,})" for g, n in zip(small["group"], small["size"])
-        )
-        out.append(
-            f"Small groups: {listed}. Their rates and every interval involving "
-            "them are very uncertain."
-        )
+    out = small_group_notes(
+        report, _compared(report), "metric, interval, table", "rates"
+    )
     if report.has_labels:
         out += _missing_class_notes(report)
-    out += _metric_notes(report)
-    if not report.has_labels:
-        out.append(
-            "No true labels were given: TPR, FPR and the confusion matrices are "
-            "not available."
-        )
-    return out
+    return out + metric_notes(report, "TPR, FPR and the confusion matrices")
 
 
 # -- the tables --------------------------------------------------------------------

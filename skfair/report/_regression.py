@@ -28,17 +28,13 @@ from ..utils import (
     check_same_index,
     check_same_length,
     check_scores,
-    check_sensitive_features,
     group_label_text,
 )
-from ._budget import check_resampling_cost
 from ._common import format_target
 from ._compute import (
-    audited_groupings,
-    check_metrics,
-    encoded_features,
+    audited_inputs,
+    audited_rows,
     group_table,
-    metrics_table,
     per_row_counts,
 )
 from ._facts import (
@@ -49,7 +45,11 @@ from ._facts import (
     MetricResult,
     RegressionFacts,
 )
-from ._headline import distribution_facts, finish_metrics, threshold_facts
+from ._headline import (
+    computed_metrics,
+    distribution_facts,
+    threshold_facts,
+)
 from ._multiclass_inputs import multiclass_reason
 from ._report import AuditReport
 
@@ -424,52 +424,27 @@ def regression_facts(groups, compared, grouping_name, scores, y, settings):
 def audit_regression(inputs, settings, resampling, progress):
     """The regression audit of validated in-memory data, phase by phase."""
     scores, y = inputs.scores, inputs.y
-    attributes = check_sensitive_features(
-        inputs.sensitive_features, n_samples=len(scores)
+    attributes, compared, tables, left_out, sensitive_features = audited_inputs(
+        inputs.sensitive_features, len(scores), settings, resampling
     )
-    compared, tables, left_out = audited_groupings(
-        attributes, settings.combine, settings.keep
-    )
-    check_resampling_cost(compared, len(scores), resampling)
-    sensitive_features = encoded_features(attributes, inputs.sensitive_features)
     progress("groups")
     groups, references, at_threshold = regression_groups(tables, scores, y, settings)
-    progress("metrics")
-    checked = check_metrics(scores, sensitive_features, settings)
-    details = checked[2]
-    progress("intervals and tests")
-    results = metrics_table(
-        scores, sensitive_features, settings, resampling, checked, progress.count
-    )
-    progress("where MCDP is attained")
-    results = finish_metrics(
-        results,
-        settings=settings,
-        groups=groups,
-        compared=compared,
-        details=details,
-        scores=scores,
-        n_permutations=resampling.n_permutations,
+    results, details = computed_metrics(
+        scores, sensitive_features, settings, resampling, progress, groups, compared
     )
     if y is not None:
         results += error_gap_results(scores, y, sensitive_features, settings)
     names = [g.name for g in compared]
     mean_gap = next(r for r in results if r.key == "delta_dp")
     headline_grouping = mean_gap.pair_grouping or names[0]
-    audited = {g.name: g.kept for g in compared}[details[0.0].attribute]
+    audited = audited_rows(compared, details)
     at_t = None
     if at_threshold is not None:
         at_t = threshold_facts(at_threshold, names, settings.threshold)
     return AuditReport(
         settings=settings,
         resampling=resampling,
-        data=AuditedData(
-            n_samples=len(scores),
-            attributes=tuple(attributes.names),
-            has_labels=y is not None,
-            kept_groups={g.name: g.labels for g in compared},
-            left_out=tuple(left_out),
-        ),
+        data=AuditedData.of(len(scores), attributes, y is not None, compared, left_out),
         groups=groups,
         references=references,
         metric_results=results,

@@ -15,25 +15,30 @@ import math
 from ..utils import SMALL_GROUP_SIZE
 from ._common import (
     counted,
-    format_interval,
     format_percent,
     format_ratio,
     format_target,
 )
 from ._explain import (
     _groups_text,
-    _metric_notes,
     _tests_text,
+    compared_groups,
+    group_caveats,
     interval_method_text,
-    interval_of,
+    left_out_text,
+    metric_notes,
+    read_with_care,
+    small_group_notes,
 )
 from ._sentences import (
     _disadvantage_sentence,
     _impact_sentence,
     _listing,
+    _metric,
     _unclear_sentence,
     _verdict_sentences,
     evidence,
+    interval_clause,
 )
 from ._tables import _group_name, _rate_cell
 
@@ -150,11 +155,8 @@ def _range_sentence(report, facts, gap):
 
 def _distribution_sentences(report):
     d = report.headline.distribution
-    row = next(r for r in report.metric_results if r.key == "mcdp")
-    low, high, method = interval_of(row)
-    interval = (
-        "" if method is None else f", {method} interval {format_interval(low, high)}"
-    )
+    row = _metric(report, "mcdp")
+    interval = interval_clause(row)
     out = [
         f"Over all thresholds, the largest gap between two groups' prediction "
         f"CDFs is MCDP(0) = {d.value:.4f}, the Kolmogorov–Smirnov statistic: at "
@@ -162,7 +164,7 @@ def _distribution_sentences(report):
         f"and {d.groups[1]} predicted at most that differ by "
         f"{100 * d.value:.1f} percentage points; {evidence(report, row)}{interval}."
     ]
-    abcc = next(r for r in report.metric_results if r.key == "abcc")
+    abcc = _metric(report, "abcc")
     if abcc.defined and math.isfinite(abcc.value) and abcc.pair is not None:
         out.append(
             f"ABCC = {format_target(abcc.value)} (the 1-Wasserstein distance, in "
@@ -251,31 +253,7 @@ def plain_summary(report):
             )
         )
     out += _verdict_sentences(report, noun="predictions")
-    caveats = _caveats(report)
-    if caveats:
-        out.append("Read with care: " + "; ".join(caveats) + ".")
-    return out
-
-
-def _compared(report):
-    groups = report.groups
-    return groups[groups["grouping"].isin(list(report.kept_groups))]
-
-
-def _caveats(report):
-    out = []
-    if report.left_out:
-        out.append(f"{counted(len(report.left_out), 'small group')} left out")
-    compared = _compared(report)
-    small = int((compared["size"] < SMALL_GROUP_SIZE).sum())
-    if small:
-        out.append(
-            f"{counted(small, 'group')} of fewer than {SMALL_GROUP_SIZE} samples"
-        )
-    undefined = [r.short_name for r in report.metric_results if not r.defined]
-    if undefined:
-        out.append(f"{', '.join(undefined)} undefined here")
-    return out
+    return out + read_with_care(group_caveats(report, compared_groups(report)["size"]))
 
 
 # -- methods and notes ---------------------------------------------------------------
@@ -317,43 +295,21 @@ def methods(report):
             f"shares predicted ≥ {s.threshold:g} with {level} Wilson intervals, "
             "ratios to the reference group and the four-fifths rule."
         )
-    out.append("Left out: " + _left_out_text(report))
+    left_out = left_out_text(
+        report,
+        "bias, MAE, RMSE and the residuals (no true values)",
+        ["the threshold trade-off and HFM (classifiers only)"],
+    )
+    out.append("Left out: " + left_out)
     return out
-
-
-def _left_out_text(report):
-    items = []
-    if report.left_out:
-        items.append(
-            f"{counted(len(report.left_out), 'group')} under min_group_size = "
-            f"{report.min_group_size}"
-        )
-    items += [f"{r.name} (undefined)" for r in report.metric_results if not r.defined]
-    if not report.has_labels:
-        items.append("bias, MAE, RMSE and the residuals (no true values)")
-    items.append("the threshold trade-off and HFM (classifiers only)")
-    return ", ".join(items) + "."
 
 
 def notes(report):
     """Plain-language notes on what a regression report can and cannot say."""
-    out = []
-    if report.left_out:
-        names = ", ".join(f"{g} (n = {s:,})" for _, g, s in report.left_out)
-        out.append(
-            f"Left out (min_group_size = {report.min_group_size}): {names}. "
-            "These groups are in no metric, interval, table or figure."
-        )
-    compared = _compared(report)
-    small = compared[compared["size"] < SMALL_GROUP_SIZE]
-    if len(small):
-        listed = ", ".join(
-            f"{g} (n = {n:,})" for g, n in zip(small["group"], small["size"])
-        )
-        out.append(
-            f"Small groups: {listed}. Their means, quantiles and every interval "
-            "involving them are very uncertain."
-        )
+    compared = compared_groups(report)
+    out = small_group_notes(
+        report, compared, "metric, interval, table", "means, quantiles"
+    )
     if "note" in compared:
         single = compared[compared["size"] <= 1]
         if len(single):
@@ -369,13 +325,9 @@ def notes(report):
                 "Every residual equal, so zero-width intervals: "
                 f"{_listing(flat['group'])}."
             )
-    out += _metric_notes(report)
-    if not report.has_labels:
-        out.append(
-            "No true values were given: bias, MAE, RMSE and the residuals are not "
-            "available."
-        )
-    return out
+    return out + metric_notes(
+        report, "bias, MAE, RMSE and the residuals", labels="values"
+    )
 
 
 # -- the tables --------------------------------------------------------------------

@@ -22,7 +22,16 @@ from ._common import (
     format_pvalue,
     format_ratio,
 )
-from ._explain import TEST_NAMES, decision_rule, interval_of, methods, notes
+from ._explain import (
+    TEST_NAMES,
+    compared_groups,
+    decision_rule,
+    group_caveats,
+    interval_of,
+    methods,
+    notes,
+    read_with_care,
+)
 
 __all__ = ["headline", "lead", "methods", "notes", "plain_summary"]
 
@@ -209,13 +218,16 @@ def _metric(report, key):
     return next(r for r in report.metric_results if r.key == key)
 
 
+def interval_clause(row):
+    """``", <method> interval [low, high]"`` of a metric's main interval, or ""."""
+    low, high, method = interval_of(row)
+    return "" if method is None else f", {method} interval {format_interval(low, high)}"
+
+
 def _distribution_sentences(report):
     d = report.headline.distribution
     row = _metric(report, "mcdp")
-    low, high, method = interval_of(row)
-    interval = (
-        "" if method is None else f", {method} interval {format_interval(low, high)}"
-    )
+    interval = interval_clause(row)
     out = [
         f"Over all thresholds, the largest gap between two groups' score CDFs "
         f"is MCDP(0) = {d.value:.4f} ({' vs '.join(d.groups)}, at the score "
@@ -333,10 +345,7 @@ def plain_summary(report):
         )
     out += _verdict_sentences(report)
     out += advice_sentences(report)
-    caveats = _caveats(report)
-    if caveats:
-        out.append("Read with care: " + "; ".join(caveats) + ".")
-    return out
+    return out + read_with_care(_caveats(report))
 
 
 def _one_outcome_sentence(names, outcome, rate, right):
@@ -397,18 +406,8 @@ def advice_sentences(report):
 
 
 def _caveats(report):
-    out = []
-    if report.left_out:
-        out.append(f"{counted(len(report.left_out), 'small group')} left out")
-    compared = report.groups[report.groups["grouping"].isin(list(report.kept_groups))]
-    small = int((compared["size"] < SMALL_GROUP_SIZE).sum())
-    if small:
-        out.append(
-            f"{counted(small, 'group')} of fewer than {SMALL_GROUP_SIZE} samples"
-        )
-    undefined = [r.short_name for r in report.metric_results if not r.defined]
-    if undefined:
-        out.append(f"{', '.join(undefined)} undefined here")
+    compared = compared_groups(report)
+    out = group_caveats(report, compared["size"])
     few = int((compared["few_positives"] == True).sum())  # noqa: E712
     if few:
         out.append(f"{counted(few, 'group')} with fewer than {FEW_POSITIVES} positives")

@@ -36,6 +36,20 @@ def _binary_groups_title(report):
     return f"Groups at the threshold {report.threshold:g}"
 
 
+def _task_view(module):
+    """The view of a task's module of content (same names in each)."""
+    return View(
+        lead=module.lead,
+        headline=module.headline,
+        plain_summary=module.plain_summary,
+        methods=module.methods,
+        notes=module.notes,
+        groups_title=module.groups_title,
+        group_tables=module.group_tables,
+        metric_help=module.METRIC_HELP,
+    )
+
+
 VIEWS = {
     "binary": View(
         lead=sentences.lead,
@@ -47,26 +61,8 @@ VIEWS = {
         group_tables=tables.group_tables,
         metric_help=tables.METRIC_HELP,
     ),
-    "regression": View(
-        lead=regression.lead,
-        headline=regression.headline,
-        plain_summary=regression.plain_summary,
-        methods=regression.methods,
-        notes=regression.notes,
-        groups_title=regression.groups_title,
-        group_tables=regression.group_tables,
-        metric_help=regression.METRIC_HELP,
-    ),
-    "multiclass": View(
-        lead=multiclass.lead,
-        headline=multiclass.headline,
-        plain_summary=multiclass.plain_summary,
-        methods=multiclass.methods,
-        notes=multiclass.notes,
-        groups_title=multiclass.groups_title,
-        group_tables=multiclass.group_tables,
-        metric_help=multiclass.METRIC_HELP,
-    ),
+    "regression": _task_view(regression),
+    "multiclass": _task_view(multiclass),
 }
 
 

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from _row_groups import RowGroups as _RowGroups
 from scipy.special import softmax
 from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import InvalidParameterError
@@ -123,17 +124,6 @@ def test_compas_risk_level_worst_class_mcdp_at_95_percent_accuracy():
 
 
 # -- scikit-learn's checks, multiclass ones included ---------------------------
-
-
-class _RowGroups:
-    """The group of a row from its continuous column 0 (as in test_common)."""
-
-    def _sensitive_columns(self, X):
-        columns = super()._sensitive_columns(X)
-        values = np.asarray(columns.iloc[:, 0], dtype=np.float64)
-        with np.errstate(invalid="ignore"):
-            groups = (np.floor(values) + np.floor(10 * values)) % 2
-        return columns.iloc[:, :1].assign(**{columns.columns[0]: groups})
 
 
 class CheckedFairMLPClassifier(_RowGroups, inprocessing.FairMLPClassifier):

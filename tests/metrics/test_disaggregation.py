@@ -246,18 +246,6 @@ def test_scorer_and_function_names_resolve_to_scikit_learn():
         )
 
 
-@pytest.fixture(params=["pandas", "pyarrow", "polars"])
-def constructor(request):
-    """Build a frame of the parametrised library from a dict of columns."""
-    if request.param == "pandas":
-        return pd.DataFrame
-    if request.param == "pyarrow":
-        pytest.importorskip("pyarrow")
-        return lambda data: pd.DataFrame(data).convert_dtypes(dtype_backend="pyarrow")
-    pl = pytest.importorskip("polars")
-    return pl.DataFrame
-
-
 def test_frames_of_any_library_give_the_pandas_answer(constructor):
     y_true, y_pred, sensitive, controls, _ = _case(7, n_sensitive=2, control=True)
     expected = GroupMetricFrame(

@@ -38,8 +38,8 @@ from skfair.metrics import (
     true_positive_rate_difference,
 )
 from skfair.metrics._base import AGG_ERROR
+from skfair.metrics._multiclass import CLASS_AGG_ERROR
 from skfair.metrics._multiclass_counts import (
-    CLASS_AGG_ERROR,
     LABELS_ABSENT_ERROR,
     LABELS_ERROR,
     NOT_HARD_LABELS_ERROR,

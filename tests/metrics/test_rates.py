@@ -100,18 +100,6 @@ def test_equal_to_fairlearn_on_random_cases(seed, method):
             )
 
 
-@pytest.fixture(params=["pandas", "pyarrow", "polars"])
-def constructor(request):
-    """Build a frame of the parametrised library from a dict of columns."""
-    if request.param == "pandas":
-        return pd.DataFrame
-    if request.param == "pyarrow":
-        pytest.importorskip("pyarrow")
-        return lambda data: pd.DataFrame(data).convert_dtypes(dtype_backend="pyarrow")
-    pl = pytest.importorskip("polars")
-    return pl.DataFrame
-
-
 def test_frames_of_any_library_give_the_pandas_answer(constructor):
     y_true, y_pred, sensitive, _ = _case(3)
     sensitive = pd.DataFrame(sensitive).rename(columns=str)

@@ -417,17 +417,6 @@ def test_identical_groups_gap_interval_reaches_zero():
 # --- inputs --------------------------------------------------------------------
 
 
-@pytest.fixture(params=["pandas", "pyarrow", "polars"])
-def constructor(request):
-    if request.param == "pandas":
-        return pd.DataFrame
-    if request.param == "pyarrow":
-        pytest.importorskip("pyarrow")
-        return lambda cols: pd.DataFrame(cols).convert_dtypes(dtype_backend="pyarrow")
-    pl = pytest.importorskip("polars")
-    return pl.DataFrame
-
-
 def test_frames_of_any_library_give_the_numpy_answer(constructor):
     y_true, y_pred, s = _data()
     labels = np.array(["x", "y", "z"])[s]

@@ -6,14 +6,13 @@ sentences on groupings that break things (a one-person group, a group whose
 predictions are all equal, 40+ intersections of real data).
 """
 
-import html
 import math
-import re
-import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from _report_texts import quiet_audit as _quiet
+from _report_texts import texts as _texts
 
 from skfair import audit
 from skfair.datasets import load_compas, load_german_credit
@@ -27,22 +26,8 @@ from skfair.metrics import (
 )
 from skfair.report._common import markdown_text
 from skfair.report._regression import detect_task
-from skfair.utils import SmallGroupWarning
 
 FAST = {"n_resamples": 19, "n_permutations": 99}
-
-
-def _quiet(*args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SmallGroupWarning)
-        return audit(*args, **kwargs)
-
-
-def _texts(report):
-    """(dict, Markdown, the HTML page's text without tags)."""
-    page = report.to_html(figures=False)
-    text = html.unescape(re.sub(r"<[^>]+>", " ", page))
-    return report.to_dict(), report.to_markdown(), re.sub(r"\s+", " ", text)
 
 
 @pytest.fixture(scope="module")

@@ -58,12 +58,13 @@ def test_a_one_argument_progress_gets_phases_only(data):
 
 
 def test_too_long_an_audit_is_refused_before_resampling(monkeypatch):
-    import skfair.report._audit as audit_module
+    import skfair.report._headline as headline_module
 
     def no_metrics(*args, **kwargs):
         raise AssertionError("refused too late: the metrics were computed")
 
-    monkeypatch.setattr(audit_module, "check_metrics", no_metrics)
+    # the audit's metrics are computed by _headline.computed_metrics
+    monkeypatch.setattr(headline_module, "check_metrics", no_metrics)
     rng = np.random.default_rng(0)
     groups = pd.Series(np.repeat([f"g{k:03d}" for k in range(300)], 8)).astype(
         "category"

@@ -11,11 +11,12 @@ import json
 import math
 import pathlib
 import re
-import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from _report_texts import quiet_audit as _quiet_audit
+from _report_texts import texts as _texts
 
 import skfair
 from skfair import audit
@@ -23,23 +24,9 @@ from skfair.metrics.inference import proportion_interval
 from skfair.report._common import format_percent, markdown_text
 from skfair.report._facts import MetricResult
 from skfair.report._headline import mark_untestable
-from skfair.utils import SmallGroupWarning, parse_group_label
+from skfair.utils import parse_group_label
 
 FAST = {"n_resamples": 19, "n_permutations": 99}
-
-
-def _quiet_audit(*args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SmallGroupWarning)
-        return audit(*args, **kwargs)
-
-
-def _texts(report):
-    """(dict, Markdown, the HTML page's text without tags)."""
-    out = report.to_dict()
-    page = report.to_html(figures=False)
-    text = html.unescape(re.sub(r"<[^>]+>", " ", page))
-    return out, report.to_markdown(), re.sub(r"\s+", " ", text)
 
 
 # -- (a) three groups, one of size 1 ---------------------------------------------------

@@ -76,8 +76,23 @@ def permutation_pvalues(shared, specs, *, n_permutations, rng, progress=None):
     statistic = resampled_statistic(
         shared, specs, "permutation", fixed, progress=_after_first(progress)
     )
-    n_moved = sum(m.shape[0] for m in members)
     batch = min(batch_size(shared.n), _ROWS_PER_THREAD * n_threads())
+    return permutation_test(
+        members, statistic, n_permutations=n_permutations, rng=rng, batch=batch
+    )
+
+
+def permutation_test(members, statistic, *, n_permutations, rng, batch):
+    """One-sided permutation p-values of ``statistic`` over the groups' ``members``.
+
+    ``statistic(*samples, axis=-1)`` is vectorized (scipy's convention) and
+    returns one value or several; ``members`` holds the permuted samples of
+    each group. :func:`scipy.stats.permutation_test`, or above
+    ``_SCIPY_PERMUTATION_MAX`` samples :func:`_own_permutations`; ``batch``
+    permutations are evaluated at a time. Returns an array (one p-value per
+    value of the statistic), NaN where a permutation leaves it undefined.
+    """
+    n_moved = sum(m.shape[0] for m in members)
     if n_moved > _SCIPY_PERMUTATION_MAX:
         return _own_permutations(members, statistic, n_permutations, rng, batch)
     # scipy < 1.17 counts the partitions with a float product that may
