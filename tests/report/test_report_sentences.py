@@ -375,3 +375,25 @@ def test_share_below_the_tolerance_never_rounds_up_to_it():
     assert _share_below(0.948, 0.95) == "94.8%"
     assert _share_below(0.9499, 0.95) == "94.99%"
     assert _share_below(0.5, 0.95) == "50%"
+
+
+class _Result:
+    def __init__(self, name, pvalue, floor=float("nan")):
+        self.short_name, self.pvalue, self.pvalue_floor = name, pvalue, floor
+
+
+def test_the_verdict_takes_the_tests_together_with_holms_correction():
+    from skfair.report._sentences import _held_back_sentence, holm_rejected
+
+    results = [_Result("a", 0.004), _Result("b", 0.03), _Result("c", 0.5)]
+    # 0.004 <= 0.05 / 3, then 0.03 > 0.05 / 2: only "a" is a finding
+    assert [r.short_name for r in holm_rejected(results, 0.05)] == ["a"]
+    assert holm_rejected([_Result("a", 0.03), _Result("b", 0.04)], 0.05) == []
+    both = [_Result("a", 0.01), _Result("b", 0.02)]  # 0.01 <= 0.025, 0.02 <= 0.05
+    assert [r.short_name for r in holm_rejected(both, 0.05)] == ["a", "b"]
+    # a permutation test whose smallest p-value is above the corrected level
+    text = _held_back_sentence([_Result("MCDP(0)", 0.02, floor=0.02)], 6, 0.05)
+    assert "no finding either way" in text
+    assert "n_permutations >= 120" in text
+    text = _held_back_sentence([_Result("ΔDP_c", 0.03)], 6, 0.05)
+    assert "n_permutations" not in text
