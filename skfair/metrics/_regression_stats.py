@@ -209,8 +209,9 @@ def group_intervals(moments, confidence_level):
     square root of the t interval of the mean squared error on the log
     scale, ``MSE * exp(± t * se / MSE)`` (the delta method for
     ``log MSE``): positive, and longer upwards, as the skewed sampling
-    distribution of a mean of squares is. NaN for a group of one sample
-    (total weight <= 1).
+    distribution of a mean of squares is. The MAE's lower end is clipped
+    at 0 (an absolute error is never negative; the coverage is unchanged).
+    NaN for a group of one sample (total weight <= 1).
     """
     dof = moments.total - 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -220,6 +221,7 @@ def group_intervals(moments, confidence_level):
         mse = moments.mean[:, 2]
         factor = np.exp(np.where(mse > 0, half[:, 2] / mse, 0.0))
     factor[np.isnan(half[:, 2])] = np.nan
+    lower[:, 1] = np.maximum(lower[:, 1], 0.0)  # NaN stays NaN
     lower[:, 2] = np.sqrt(mse / factor)
     upper[:, 2] = np.sqrt(mse * factor)
     return lower, upper

@@ -141,7 +141,7 @@ def test_sentences_are_true_on_a_messy_grouping(messy, messy_report):
         n.startswith("One sample, so no spread and no interval: solo")
         for n in out["notes"]
     )
-    assert any("group 'solo' has one sample" in n for n in out["notes"])
+    assert any("group 'solo' has 1 sample(s), fewer than 10" in n for n in out["notes"])
     everything = " ".join(head + out["plain_summary"] + out["notes"] + out["methods"])
     assert "1 people" not in everything and "scores" not in " ".join(head)
     # every sentence reaches the Markdown and the HTML
