@@ -366,7 +366,8 @@ def _warn_small(name, labels, counts, *, stacklevel):
     )
 
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# with the separator: a user's "skfair_demo/x.py" beside the package is not in it
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def user_stacklevel():
