@@ -18,7 +18,8 @@ never from the private modules, which are:
   ...); the rest of skfair reads frames through it;
 * ``_validation.py`` (scores, labels, weights), ``_response.py`` (a fitted
   model's scores for its positive class), ``_estimator.py`` (the estimators'
-  shared mixins), ``_labels.py`` and ``_parallel.py``.
+  shared mixins), ``_labels.py``, ``_parallel.py`` and ``_docstrings.py``
+  (docstring parts several public names share, :func:`fill_doc`).
 """
 
 # ruff: noqa: F401 (the helpers left out of __all__ are re-exported on purpose)
@@ -40,6 +41,7 @@ from ._dataframe import (
     select_columns,
     to_pandas,
 )
+from ._docstrings import fill_doc, fill_text
 from ._estimator import (
     NO_FEATURES_ERROR,
     NON_NUMERIC_FEATURE_ERROR,
