@@ -18,6 +18,7 @@ from ..utils import (
     SmallGroupWarning,
     check_sample_weight_1d,
     check_scores,
+    fill_doc,
     positive_class_scores,
     select_sensitive,
     sensitive_groupings,
@@ -112,7 +113,7 @@ def display_from_estimator(
 
 
 _SHARED_PARAMETERS = {
-    "<estimator>": """\
+    "estimator": """\
         estimator : fitted binary classifier
             Its ``predict_proba`` (or ``decision_function``) gives the scores.
         X : DataFrame or array-like of shape (n_samples, n_features)
@@ -130,13 +131,13 @@ default="auto"
         name : str or None, default=None
             As in :meth:`from_predictions`; the estimator's class name if None.
 """,
-    "<min_group_size>": """\
+    "min_group_size": """\
         min_group_size : int or None, default=None
             None keeps every group (with a SmallGroupWarning for groups of
             fewer than 30 samples); an int leaves out smaller groups, as in
             :func:`skfair.metrics.mcdp`.
 """,
-    "<xscale>": """\
+    "xscale": """\
         xscale : {"auto", "linear", "logit", "log"}, default="auto"
             Scale of the score axis. "auto" picks "logit" when the scores are
             in [0, 1] and at least half of them (averaged over the groups) are
@@ -149,13 +150,8 @@ default="auto"
 }
 
 
-def shared_doc(method):
-    """Write the parameters the Displays share at their placeholder lines."""
-    doc = method.__doc__ or ""  # None under python -OO
-    for placeholder, text in _SHARED_PARAMETERS.items():
-        doc = doc.replace(f"        {placeholder}\n", text)
-    method.__doc__ = doc
-    return method
+shared_doc = fill_doc(_SHARED_PARAMETERS)
+"""Write the parameters the Displays share at their placeholder lines."""
 
 
 def check_max_points(max_points):

@@ -48,7 +48,6 @@ from ._estimator import (
     NON_NUMERIC_SENSITIVE_HINT,
     BinaryDecisionMixin,
     SensitiveColumnsMixin,
-    store_params,
 )
 from ._group_encoding import (
     CONTINUOUS_SENSITIVE_ERROR,
@@ -80,7 +79,6 @@ from ._groups import (
     codes_as_groups,
     drop_small_groups,
     resolve_privileged,
-    warn_small_groups,
 )
 from ._labels import group_label_text, parse_group_label
 from ._parallel import effective_n_threads, sort_in_place

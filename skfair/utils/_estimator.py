@@ -23,16 +23,6 @@ NO_FEATURES_ERROR = (
 )
 
 
-def store_params(estimator, params, *, exclude=()):
-    """Store an ``__init__``'s arguments (its ``locals()``) unchanged.
-
-    The names in ``exclude`` are left for the caller to store (or derive).
-    """
-    for name, value in params.items():
-        if name not in ("self", "__class__", *exclude):
-            setattr(estimator, name, value)
-
-
 class SensitiveColumnsMixin:
     """For estimators that read their groups from the ``sensitive`` columns of X."""
 

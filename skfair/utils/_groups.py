@@ -333,18 +333,8 @@ def _keep_groups(codes, labels, keep):
     return table[codes], tuple(label for label, k in zip(labels, keep) if k)
 
 
-def warn_small_groups(grouping, counts, *, stacklevel=4):
-    """Issue one SmallGroupWarning naming the groups under SMALL_GROUP_SIZE.
-
-    ``counts`` holds each group's size (e.g. summed over Dask partitions);
-    ``stacklevel`` is :func:`warnings.warn`'s, from this function: 2 points
-    at its caller. :func:`drop_small_groups` also leaves groups out.
-    """
-    _warn_small(grouping.name, grouping.labels, counts, stacklevel=stacklevel)
-
-
 def _warn_small(name, labels, counts, *, stacklevel):
-    """The warning of :func:`warn_small_groups`; ``stacklevel`` from the caller.
+    """Issue one SmallGroupWarning naming the groups under SMALL_GROUP_SIZE.
 
     ``stacklevel=1`` points at the line that calls this function.
     """

@@ -11,7 +11,6 @@ from skfair.utils import (
     SmallGroupWarning,
     apply_min_group_size,
     drop_small_groups,
-    warn_small_groups,
 )
 
 
@@ -71,14 +70,8 @@ def test_stacklevel_counts_from_the_caller_like_warnings_warn():
     assert (caught[0].filename, caught[0].lineno) == (__file__, line)
 
 
-def test_warn_small_groups_and_apply_min_group_size_keep_their_stacklevels():
+def test_apply_min_group_size_keeps_its_stacklevel():
     grouping = Grouping("g", np.array([0, 1, 1]), ("a", "b"))
-
-    def caller():  # stacklevel=2: warnings.warn's, from warn_small_groups
-        warn_small_groups(grouping, np.array([1, 2]), stacklevel=2)
-
-    _, caught = _caught(lambda: caller())
-    assert caught[0].lineno == inspect.getsourcelines(caller)[1] + 1
 
     def metric():  # public metric -> sensitive_groupings -> apply_min_group_size
         return groupings()
