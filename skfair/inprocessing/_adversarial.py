@@ -12,8 +12,10 @@ from sklearn.utils._param_validation import (  # scikit-learn's own validation;
     StrOptions,
 )
 
-from ._base import BaseFairPenalised
-from ._mlp import _log_loss, _MLPTrainingMixin
+from skfair.utils import fill_doc
+
+from ._base import PENALISED_DOCS, BaseFairPenalised
+from ._mlp import MLP_DOCS, _log_loss, _MLPTrainingMixin
 from ._model_penalties import group_members
 from ._multiclass import adversary_loss_grad as multiclass_adversary_loss_grad
 from ._multiclass import softmax_cross_entropy
@@ -78,6 +80,7 @@ def project_out(grads, adversary_grads, weight, projection=True):
     return out
 
 
+@fill_doc(PENALISED_DOCS, MLP_DOCS)
 class AdversarialDebiasingClassifier(_MLPTrainingMixin, BaseFairPenalised):
     """MLP classifier trained against an adversary that predicts the group.
 
@@ -150,16 +153,12 @@ class AdversarialDebiasingClassifier(_MLPTrainingMixin, BaseFairPenalised):
         than 30 samples; an int ``k >= 1`` leaves the groups with fewer than
         ``k`` samples out of the adversary (the predictor still trains on
         them). Fewer than two groups left is an error.
-    sensitive_as_feature : bool, default=False
-        Whether the sensitive columns are also model inputs. When True they
-        must be numeric.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the weight initialisation, the mini-batch order and dropout.
+    <sensitive_as_feature>
+    <random_state>
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels (any type, sorted).
+    <classes_>
     coefs_ : list of ndarray
         The predictor's weight matrices, ``coefs_[i]`` of shape (fan_in,
         fan_out); the last has one output for two classes, ``n_classes``
@@ -183,10 +182,7 @@ class AdversarialDebiasingClassifier(_MLPTrainingMixin, BaseFairPenalised):
         batch holding one group, where neither is updated against the
         other). Compare it with the entropy of the group frequencies: equal
         means the adversary cannot tell the groups apart.
-    n_features_in_ : int
-        Number of columns of ``X`` seen in fit (sensitive ones included).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when ``X`` is a DataFrame with string column names.
+    <fitted_inputs>
 
     See Also
     --------
@@ -341,10 +337,7 @@ class AdversarialDebiasingClassifier(_MLPTrainingMixin, BaseFairPenalised):
             grads, adversary_grads, float(self.adversary_weight), self.projection
         )
 
-    def _step(self, X, y, w, codes, lr, rng):
-        z, cache = self._forward(X, rng)
-        if not np.isfinite(z).all():  # diverged: _fit says so
-            return np.nan, np.nan, False
+    def _step(self, z, cache, X, y, w, codes, lr, rng):
         if z.ndim == 2:  # K classes: softmax predictor and adversary
             loss, _, grad_z = softmax_cross_entropy(z, y, w)
             adversary = multiclass_adversary_loss_grad

@@ -45,6 +45,32 @@ from ._penalties import PENALTIES, _observed_range, _penalty_on_domain
 
 UNIT_DOMAIN = (0.0, 1.0)
 
+#: Docstring parts (:func:`skfair.utils.fill_doc`) of the parameters and
+#: attributes that the in-processing estimators describe alike.
+PENALISED_DOCS = {
+    "sensitive": """
+        sensitive : str, int or list of str or int
+            The sensitive column(s) of ``X``: names for a DataFrame, integer
+            indices for an array. Several columns are intersected.
+    """,
+    "classes_": """
+        classes_ : ndarray of shape (n_classes,)
+            The class labels (any type, sorted).
+    """,
+    "target_scale": """
+        y_mean_ : float
+            The (weighted) mean of the training target.
+        y_scale_ : float
+            Its (weighted) standard deviation, 1.0 for a constant target.
+    """,
+    "fitted_inputs": """
+        n_features_in_ : int
+            Number of columns of ``X`` seen in fit (sensitive ones included).
+        feature_names_in_ : ndarray of shape (n_features_in_,)
+            Column names, when ``X`` is a DataFrame with string column names.
+    """,
+}
+
 
 def score_penalty(
     proba, codes, penalty, weight, temperature=10.0, epsilon=0.0, domain=UNIT_DOMAIN

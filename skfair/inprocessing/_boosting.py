@@ -12,13 +12,40 @@ from sklearn.utils._param_validation import (  # scikit-learn's own validation;
 )
 from sklearn.utils.validation import check_random_state
 
-from ._base import BaseFairPenalised, BaseFairPenalisedRegressor
+from skfair.utils import fill_doc
+
+from ._base import PENALISED_DOCS, BaseFairPenalised, BaseFairPenalisedRegressor
 from ._multiclass import softmax_vjp
 
 #: Smallest hessian handed to LightGBM (its leaves divide by the sum).
 MIN_HESSIAN = 1e-6
 #: Smallest class prior of the multiclass starting score (LightGBM's kEpsilon).
 MIN_PRIOR = 1e-15
+
+#: Docstring parts (:func:`skfair.utils.fill_doc`) of the parameters that
+#: both LightGBM estimators take (see ``_BoostingMixin._boosting_constraints``).
+BOOSTING_DOCS = {
+    "boosting": """
+        n_estimators : int, default=100
+            Boosting rounds.
+        learning_rate : float, default=0.1
+            Shrinkage.
+        num_leaves : int, default=31
+            Maximum leaves per tree.
+        min_child_samples : int, default=20
+            Minimum samples per leaf.
+        reg_lambda : float, default=0.0
+            L2 regularisation of the leaf values.
+    """,
+    "features_threads_seed": """
+        sensitive_as_feature : bool, default=False
+            Whether the sensitive columns are also model inputs.
+        n_jobs : int, default=1
+            LightGBM threads.
+        random_state : int, RandomState instance or None, default=None
+            Seeds LightGBM.
+    """,
+}
 
 
 class _PenalisedObjective:
@@ -114,6 +141,7 @@ class _BoostingMixin:
         return np.asarray(raw, dtype=np.float64) + self.init_score_
 
 
+@fill_doc(PENALISED_DOCS, BOOSTING_DOCS)
 class FairLGBMClassifier(_BoostingMixin, BaseFairPenalised):
     """LightGBM classifier whose objective adds a demographic-parity penalty.
 
@@ -131,9 +159,7 @@ class FairLGBMClassifier(_BoostingMixin, BaseFairPenalised):
 
     Parameters
     ----------
-    sensitive : str, int or list of str or int
-        The sensitive column(s) of ``X``: names for a DataFrame, integer
-        indices for an array. Several columns are intersected.
+    <sensitive>
     penalty : {"mcdp", "dp", "abcc"} or None, default="mcdp"
         The fairness regulariser; None is the plain log-loss.
     fairness_weight : float, default=0.5
@@ -147,35 +173,17 @@ class FairLGBMClassifier(_BoostingMixin, BaseFairPenalised):
         With more than two classes, how the penalties of the classes'
         probabilities are aggregated at each round: the worst class or their
         mean (as :class:`FairMLPClassifier`). Ignored for a binary target.
-    n_estimators : int, default=100
-        Boosting rounds.
-    learning_rate : float, default=0.1
-        Shrinkage.
-    num_leaves : int, default=31
-        Maximum leaves per tree.
-    min_child_samples : int, default=20
-        Minimum samples per leaf.
-    reg_lambda : float, default=0.0
-        L2 regularisation of the leaf values.
+    <boosting>
     min_group_size : int or None, default=None
         As for :class:`FairMLPClassifier`: an int ``k`` leaves the groups of
         fewer than ``k`` samples out of the penalty (the trees still fit
         them); None keeps them all and warns about those under 30 samples.
-    sensitive_as_feature : bool, default=False
-        Whether the sensitive columns are also model inputs.
-    n_jobs : int, default=1
-        LightGBM threads.
-    random_state : int, RandomState instance or None, default=None
-        Seeds LightGBM.
+    <features_threads_seed>
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels (any type, sorted).
-    n_features_in_ : int
-        Number of columns of ``X`` seen in fit (sensitive ones included).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when ``X`` is a DataFrame with string column names.
+    <classes_>
+    <fitted_inputs>
     booster_ : lightgbm.Booster
         The trained trees (without the custom objective, so it pickles).
     init_score_ : float or ndarray of shape (n_classes,)
@@ -326,6 +334,7 @@ class FairLGBMClassifier(_BoostingMixin, BaseFairPenalised):
         return p, slope, w * (p - target), w * slope
 
 
+@fill_doc(PENALISED_DOCS, BOOSTING_DOCS)
 class FairLGBMRegressor(_BoostingMixin, BaseFairPenalisedRegressor):
     """LightGBM regressor whose objective adds a demographic-parity penalty.
 
@@ -346,9 +355,7 @@ class FairLGBMRegressor(_BoostingMixin, BaseFairPenalisedRegressor):
 
     Parameters
     ----------
-    sensitive : str, int or list of str or int
-        The sensitive column(s) of ``X``: names for a DataFrame, integer
-        indices for an array. Several columns are intersected.
+    <sensitive>
     penalty : {"mcdp", "dp", "abcc"} or None, default="mcdp"
         The fairness regulariser; None is the plain squared error.
     fairness_weight : float, default=0.5
@@ -359,37 +366,17 @@ class FairLGBMRegressor(_BoostingMixin, BaseFairPenalisedRegressor):
         ``1 / y_scale_``.
     epsilon : float, default=0.0
         ε of MCDP(ε) for ``penalty="mcdp"``, in the target's units.
-    n_estimators : int, default=100
-        Boosting rounds.
-    learning_rate : float, default=0.1
-        Shrinkage.
-    num_leaves : int, default=31
-        Maximum leaves per tree.
-    min_child_samples : int, default=20
-        Minimum samples per leaf.
-    reg_lambda : float, default=0.0
-        L2 regularisation of the leaf values.
+    <boosting>
     min_group_size : int or None, default=None
         As for :class:`FairMLPRegressor`: an int ``k`` leaves the groups of
         fewer than ``k`` samples out of the penalty (the trees still fit
         them); None keeps them all and warns about those under 30 samples.
-    sensitive_as_feature : bool, default=False
-        Whether the sensitive columns are also model inputs.
-    n_jobs : int, default=1
-        LightGBM threads.
-    random_state : int, RandomState instance or None, default=None
-        Seeds LightGBM.
+    <features_threads_seed>
 
     Attributes
     ----------
-    y_mean_ : float
-        The (weighted) mean of the training target.
-    y_scale_ : float
-        Its (weighted) standard deviation, 1.0 for a constant target.
-    n_features_in_ : int
-        Number of columns of ``X`` seen in fit (sensitive ones included).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when ``X`` is a DataFrame with string column names.
+    <target_scale>
+    <fitted_inputs>
     booster_ : lightgbm.Booster
         The trained trees on the standardised target (without the custom
         objective, so it pickles).

@@ -15,7 +15,9 @@ from sklearn.utils._param_validation import (  # scikit-learn's own validation;
 from sklearn.utils.validation import check_random_state
 from threadpoolctl import threadpool_limits
 
-from ._base import BaseFairPenalised, score_penalty
+from skfair.utils import fill_doc
+
+from ._base import PENALISED_DOCS, BaseFairPenalised, score_penalty
 from ._model_penalties import (
     MODEL_PENALTIES,
     dralign_alignment,
@@ -52,6 +54,28 @@ DIVERGED_ERROR = (
     "{largest:.3g}; the float32 weights overflow beyond 3.4e+38)."
 )
 
+#: Docstring parts (:func:`skfair.utils.fill_doc`) of the parameters that
+#: the MLP estimators describe alike.
+MLP_DOCS = {
+    "min_group_size": """
+        min_group_size : int or None, default=None
+            None keeps every group in the penalty and warns
+            (:class:`skfair.utils.SmallGroupWarning`) about groups with fewer
+            than 30 samples; an int ``k >= 1`` leaves the groups with fewer than
+            ``k`` samples out of the penalty, without a warning (the model still
+            trains on their samples). Fewer than two groups left is an error.
+    """,
+    "sensitive_as_feature": """
+        sensitive_as_feature : bool, default=False
+            Whether the sensitive columns are also model inputs. When True they
+            must be numeric.
+    """,
+    "random_state": """
+        random_state : int, RandomState instance or None, default=None
+            Seeds the weight initialisation, the mini-batch order and dropout.
+    """,
+}
+
 
 def _log_loss(z, proba, y, w):
     """Weighted mean log-loss and its gradient with respect to the logits."""
@@ -64,11 +88,13 @@ class _MLPTrainingMixin:
     """The network, its training loop and its scores, for the MLP estimators.
 
     Subclasses implement ``_setup(n_groups)`` (extra state before the first
-    step), ``_step(X, y, w, codes, lr, rng)`` returning ``(loss, value,
-    applied)`` where ``loss`` (the log-loss of the classifiers, the squared
-    error of the regressors) is logged in ``loss_curve_``, ``value`` in
-    ``<_curve_name>``, and ``applied`` says whether the fairness term acted
-    on the batch (a NaN loss: training diverged), and ``_fairness_active()``.
+    step), ``_step(z, cache, X, y, w, codes, lr, rng)`` (one step on the
+    mini-batch, given the outputs ``z`` of the forward pass and its
+    ``cache``) returning ``(loss, value, applied)`` where ``loss`` (the
+    log-loss of the classifiers, the squared error of the regressors) is
+    logged in ``loss_curve_``, ``value`` in ``<_curve_name>``, and
+    ``applied`` says whether the fairness term acted on the batch, and
+    ``_fairness_active()``.
     The network has one output (the logit of a binary classifier, the
     standardised prediction of a regressor) or, for a classifier of ``K > 2``
     classes, ``K`` (the logits of a softmax).
@@ -133,7 +159,7 @@ class _MLPTrainingMixin:
             for step in range(self.max_iter):
                 decay = self.lr_decay ** (step // self.lr_step_size)
                 idx = next(batch_iter)
-                loss, value, applied = self._step(
+                loss, value, applied = self._forward_step(
                     features[idx],
                     y01[idx],
                     w[idx],
@@ -156,6 +182,13 @@ class _MLPTrainingMixin:
         if n_applied == 0 and self._fairness_active():
             self._warn_never_applied(codes)
 
+    def _forward_step(self, X, y, w, codes, lr, rng):
+        """The forward pass, then ``_step`` on it; a NaN loss if it diverged."""
+        z, cache = self._forward(X, rng)
+        if not np.isfinite(z).all():  # diverged: _fit says so
+            return np.nan, np.nan, False
+        return self._step(z, cache, X, y, w, codes, lr, rng)
+
     def _warn_never_applied(self, codes):
         counts = np.bincount(codes[codes >= 0])
         warnings.warn(
@@ -176,6 +209,7 @@ class _MLPTrainingMixin:
         return self._forward(features, dtype=np.float64)[0]
 
 
+@fill_doc(PENALISED_DOCS, MLP_DOCS)
 class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
     """MLP classifier trained with a differentiable demographic-parity penalty.
 
@@ -192,9 +226,7 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
 
     Parameters
     ----------
-    sensitive : str, int or list of str or int
-        The sensitive column(s) of ``X``: names for a DataFrame, integer
-        indices for an array. Several columns are intersected.
+    <sensitive>
     penalty : {"mcdp", "dp", "abcc", "mixup", "dralign"} or None, default="mcdp"
         The fairness regulariser; None trains the plain classifier (ERM).
         ``"mixup"`` and ``"dralign"`` are described in the Notes.
@@ -234,22 +266,15 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
     dropout : float, default=0.0
         Dropout rate on the hidden units during training (also in Fair
         Mixup's pass on the mixed inputs).
-    min_group_size : int or None, default=None
-        None keeps every group in the penalty and warns
-        (:class:`skfair.utils.SmallGroupWarning`) about groups with fewer
-        than 30 samples; an int ``k >= 1`` leaves the groups with fewer than
-        ``k`` samples out of the penalty, without a warning (the model still
-        trains on their samples). Fewer than two groups left is an error.
+    <min_group_size>
     sensitive_as_feature : bool, default=False
         Whether the sensitive columns are also model inputs (the paper leaves
         them out). When True they must be numeric.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the weight initialisation, the mini-batch order and dropout.
+    <random_state>
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels (any type, sorted).
+    <classes_>
     coefs_ : list of ndarray
         Weight matrices, ``coefs_[i]`` of shape (fan_in, fan_out); the last
         has one output for two classes, ``n_classes`` otherwise.
@@ -266,10 +291,7 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
     alignment_curve_ : ndarray of shape (n_iter_,)
         ``"dralign"`` only: the alignment ``sum_l cos(r_a^l, r_b^l)`` of the
         least aligned pair at each step (NaN for a batch holding one group).
-    n_features_in_ : int
-        Number of columns of ``X`` seen in fit (sensitive ones included).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when ``X`` is a DataFrame with string column names.
+    <fitted_inputs>
 
     See Also
     --------
@@ -460,10 +482,7 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
             self.alignment_curve_ = np.asarray(self._alignment, dtype=np.float64)
         del self._alignment
 
-    def _step(self, X, y, w, codes, lr, rng):
-        z, cache = self._forward(X, rng)
-        if not np.isfinite(z).all():  # diverged: _fit says so
-            return np.nan, np.nan, False
+    def _step(self, z, cache, X, y, w, codes, lr, rng):
         applied = len(group_members(codes)) >= 2
         if z.ndim == 2:  # K classes: the score penalties of each class
             loss, proba, grad_z = softmax_cross_entropy(z, y, w)

@@ -6,8 +6,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from ._base import BaseFairPenalisedRegressor
-from ._mlp import _MLPTrainingMixin
+from skfair.utils import fill_doc
+
+from ._base import PENALISED_DOCS, BaseFairPenalisedRegressor
+from ._mlp import MLP_DOCS, _MLPTrainingMixin
 
 
 def _half_squared_error(z, y, w):
@@ -17,6 +19,7 @@ def _half_squared_error(z, y, w):
     return float(w @ residual**2 / (2.0 * total)), w * residual / total
 
 
+@fill_doc(PENALISED_DOCS, MLP_DOCS)
 class FairMLPRegressor(_MLPTrainingMixin, BaseFairPenalisedRegressor):
     """MLP regressor trained with a differentiable demographic-parity penalty.
 
@@ -54,9 +57,7 @@ class FairMLPRegressor(_MLPTrainingMixin, BaseFairPenalisedRegressor):
 
     Parameters
     ----------
-    sensitive : str, int or list of str or int
-        The sensitive column(s) of ``X``: names for a DataFrame, integer
-        indices for an array. Several columns are intersected.
+    <sensitive>
     penalty : {"mcdp", "dp", "abcc"} or None, default="mcdp"
         The fairness regulariser; None trains the plain regressor.
     fairness_weight : float, default=0.5
@@ -83,24 +84,13 @@ class FairMLPRegressor(_MLPTrainingMixin, BaseFairPenalisedRegressor):
         Multiplicative decay of the step schedule.
     dropout : float, default=0.0
         Dropout rate on the hidden units during training.
-    min_group_size : int or None, default=None
-        None keeps every group in the penalty and warns
-        (:class:`skfair.utils.SmallGroupWarning`) about groups with fewer
-        than 30 samples; an int ``k >= 1`` leaves the groups with fewer than
-        ``k`` samples out of the penalty, without a warning (the model still
-        trains on their samples). Fewer than two groups left is an error.
-    sensitive_as_feature : bool, default=False
-        Whether the sensitive columns are also model inputs. When True they
-        must be numeric.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the weight initialisation, the mini-batch order and dropout.
+    <min_group_size>
+    <sensitive_as_feature>
+    <random_state>
 
     Attributes
     ----------
-    y_mean_ : float
-        The (weighted) mean of the training target.
-    y_scale_ : float
-        Its (weighted) standard deviation, 1.0 for a constant target.
+    <target_scale>
     coefs_ : list of ndarray
         Weight matrices, ``coefs_[i]`` of shape (fan_in, fan_out).
     intercepts_ : list of ndarray
@@ -112,10 +102,7 @@ class FairMLPRegressor(_MLPTrainingMixin, BaseFairPenalisedRegressor):
     penalty_curve_ : ndarray of shape (n_iter_,)
         Mini-batch penalty of the standardised predictions at each step (0
         without penalty or for a batch holding one group).
-    n_features_in_ : int
-        Number of columns of ``X`` seen in fit (sensitive ones included).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when ``X`` is a DataFrame with string column names.
+    <fitted_inputs>
 
     See Also
     --------
@@ -206,10 +193,7 @@ class FairMLPRegressor(_MLPTrainingMixin, BaseFairPenalisedRegressor):
     def _setup(self, n_groups):
         pass
 
-    def _step(self, X, y, w, codes, lr, rng):
-        z, cache = self._forward(X, rng)
-        if not np.isfinite(z).all():  # diverged: _fit says so
-            return np.nan, np.nan, False
+    def _step(self, z, cache, X, y, w, codes, lr, rng):
         loss, grad_z = _half_squared_error(z, y, w)
         value, grad_p = self._penalty_grad(z, codes)
         applied = np.unique(codes[codes >= 0]).size >= 2
