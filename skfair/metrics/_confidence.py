@@ -346,16 +346,11 @@ def metric_confidence_interval(
     spec = checked_metric_spec(metric, metric_params)
     asked, method = method, _check_interval_method(method, spec)
     if is_class_scores(y_score):
+        check_class_score_type(score_type)
         data = (y_true, y_score, sensitive_features, sample_weight, combine)
+        sorts = ClassSorts(data, spec, min_group_size)
         return _class_interval(
-            data,
-            spec,
-            method,
-            score_type,
-            confidence_level,
-            n_resamples,
-            random_state,
-            min_group_size,
+            sorts, method, confidence_level, n_resamples, random_state, sample_weight
         )
     y_score, metric_params = scores_for(
         y_score, metric, metric_params, score_type, dkw=method == "dkw"
@@ -405,28 +400,19 @@ def metric_confidence_interval(
 
 
 def _class_interval(
-    data,
-    spec,
-    method,
-    score_type,
-    confidence_level,
-    n_resamples,
-    random_state,
-    min_group_size,
+    sorts, method, confidence_level, n_resamples, random_state, sample_weight
 ):
     """The interval of a metric of class probabilities (``_multiclass_inference``)."""
-    check_class_score_type(score_type)
-    sorts = ClassSorts(data, spec, min_group_size)
     method = class_method(method, sorts.spec)
     if method == "dkw":
-        _check_dkw(sorts.spec, np.zeros(1), data[3])
+        _check_dkw(sorts.spec, np.zeros(1), sample_weight)
     if method == "band":
         n_resamples = check_band_resamples(n_resamples, confidence_level)
     low, high = class_interval(
         sorts, method, confidence_level, n_resamples, random_generator(random_state)
     )
     return MetricConfidenceInterval(
-        spec.metric,
+        sorts.spec.metric,
         sorts.estimate,
         low,
         high,

@@ -373,16 +373,9 @@ class GroupMetricFrame:
         low, high : Series or DataFrame
             Typed like :attr:`by_group` (count: its own value).
         """
-        confidence_level = check_confidence_level(confidence_level)
-        low, high = value_bounds(
-            self._evaluation,
-            "cells",
-            confidence_level,
-            interval,
-            n_resamples,
-            random_generator(random_state),
+        return self._bounds(
+            "cells", None, confidence_level, interval, n_resamples, random_state
         )
-        return self._table(low), self._table(high)
 
     def overall_interval(
         self,
@@ -401,16 +394,9 @@ class GroupMetricFrame:
         low, high : scalar, Series or DataFrame
             Typed like :attr:`overall`.
         """
-        confidence_level = check_confidence_level(confidence_level)
-        low, high = value_bounds(
-            self._evaluation,
-            "levels",
-            confidence_level,
-            interval,
-            n_resamples,
-            random_generator(random_state),
+        return self._bounds(
+            "levels", None, confidence_level, interval, n_resamples, random_state
         )
-        return self._per_level(low), self._per_level(high)
 
     def difference_interval(
         self,
@@ -445,7 +431,7 @@ class GroupMetricFrame:
         low, high : scalar, Series or DataFrame
             Typed like :attr:`overall`.
         """
-        return self._compare_interval(
+        return self._bounds(
             "difference", method, confidence_level, interval, n_resamples, random_state
         )
 
@@ -476,25 +462,34 @@ class GroupMetricFrame:
         low, high : scalar, Series or DataFrame
             Typed like :attr:`overall`.
         """
-        return self._compare_interval(
+        return self._bounds(
             "ratio", method, confidence_level, interval, n_resamples, random_state
         )
 
-    def _compare_interval(
-        self, how, method, confidence_level, interval, n_resamples, random_state
+    def _bounds(
+        self, what, method, confidence_level, interval, n_resamples, random_state
     ):
-        check_compare_method(method)
-        confidence_level = check_confidence_level(confidence_level)
-        low, high = compare_bounds(
-            self._evaluation,
-            how,
-            method,
-            confidence_level,
-            interval,
-            n_resamples,
-            random_generator(random_state),
-        )
-        return self._per_level(low), self._per_level(high)
+        """Low and high of the values ("cells", "levels") or of a comparison.
+
+        A comparison is ``what="difference"`` or ``"ratio"`` by ``method``.
+        The arguments are checked in the order of the public methods; the
+        bounds are typed like :attr:`by_group` ("cells") or :attr:`overall`.
+        """
+        compared = what in ("difference", "ratio")
+        if compared:
+            check_compare_method(method)
+        level = check_confidence_level(confidence_level)
+        rng = random_generator(random_state)
+        if compared:
+            low, high = compare_bounds(
+                self._evaluation, what, method, level, interval, n_resamples, rng
+            )
+        else:
+            low, high = value_bounds(
+                self._evaluation, what, level, interval, n_resamples, rng
+            )
+        form = self._table if what == "cells" else self._per_level
+        return form(low), form(high)
 
     def __repr__(self):
         groups = len(self._index)

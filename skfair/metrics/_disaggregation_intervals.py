@@ -68,6 +68,22 @@ def _is_proportion(metric):
     return metric.rate is not None and metric.rate.is_proportion
 
 
+def _closed_form(metric, interval, name, *, applies=True):
+    """Whether ``metric`` takes the closed-form interval ``name`` (else the bootstrap).
+
+    A proportion does where the closed form ``applies``, unless ``interval``
+    is "bootstrap"; ``interval=name`` refuses any other metric
+    (:data:`NOT_A_PROPORTION_ERROR`).
+    """
+    if applies and _is_proportion(metric) and interval != "bootstrap":
+        return True
+    if interval == name:
+        raise ValueError(
+            NOT_A_PROPORTION_ERROR.format(interval=interval, metric=metric.name)
+        )
+    return False
+
+
 def _z(level):
     return stats.norm.isf((1.0 - level) / 2.0)
 
@@ -85,16 +101,12 @@ def value_bounds(evaluation, where, level, interval, n_resamples, rng):
     for m, metric in enumerate(metrics):
         if metric.rate is not None and metric.rate.name == "count":
             low[:, m] = high[:, m] = values[:, m]  # fixed by the stratified design
-        elif _is_proportion(metric) and interval != "bootstrap":
+        elif _closed_form(metric, interval, "wilson"):
             counts = evaluation.counts[m][0 if where == "cells" else 1]
             rate, trials = values[:, m], counts.trials(metric.rate)
             with np.errstate(divide="ignore", invalid="ignore"):
                 bounds = wilson_interval(rate, trials, _z(level))
             low[:, m], high[:, m] = np.where(trials > 0, bounds, np.nan)
-        elif interval == "wilson":
-            raise ValueError(
-                NOT_A_PROPORTION_ERROR.format(interval=interval, metric=metric.name)
-            )
         else:
             drawn.append(m)
     if drawn:
@@ -117,22 +129,18 @@ def _draws(evaluation, indices, n_resamples, rng):
 
 def compare_bounds(evaluation, how, method, level, interval, n_resamples, rng):
     """Intervals of every metric's difference or ratio (``how``), shape ``(C, M)``."""
-    options = ("auto", "bootstrap")
-    if how == "difference" and method == "between_groups":
-        options = ("auto", "newcombe", "bootstrap")
+    closed_form = how == "difference" and method == "between_groups"
+    options = (
+        ("auto", "newcombe", "bootstrap") if closed_form else ("auto", "bootstrap")
+    )
     check_interval(interval, options, f"a {method} {how}")
     strata, metrics = evaluation.strata, evaluation.metrics
     shape = (strata.n_control, len(metrics))
     low, high = np.full(shape, np.nan), np.full(shape, np.nan)
-    closed_form = how == "difference" and method == "between_groups"
     banded = []
     for m, metric in enumerate(metrics):
-        if closed_form and _is_proportion(metric) and interval != "bootstrap":
+        if _closed_form(metric, interval, "newcombe", applies=closed_form):
             low[:, m], high[:, m] = _newcombe_bounds(evaluation, m, level)
-        elif interval == "newcombe":
-            raise ValueError(
-                NOT_A_PROPORTION_ERROR.format(interval=interval, metric=metric.name)
-            )
         else:
             banded.append(m)
     if banded:

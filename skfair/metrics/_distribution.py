@@ -6,15 +6,9 @@ import numbers
 
 import numpy as np
 
-from ._base import (
-    UNIT_DOMAIN,
-    aggregate,
-    check_domain,
-    check_grid_size,
-    pairs_of,
-    prepare_scores,
-)
+from ._base import UNIT_DOMAIN, check_domain, check_grid_size, pairs_of
 from ._dask import dask_dispatch
+from ._dist_inputs import ScoreData, aggregate_pairs
 from ._kernels import (
     binned_kde,
     check_bw_method,
@@ -25,7 +19,6 @@ from ._kernels import (
     pair_codes,
     pair_gap,
 )
-from ._multiclass import aggregate_classes, is_class_scores, per_class_call
 
 THRESHOLD_ERROR = "threshold must be None or a finite real number; got {value!r}."
 ABCC_METHOD_ERROR = "method must be 'exact' or 'grid'; got {method!r}."
@@ -146,40 +139,21 @@ def delta_dp(
         or not np.isfinite(threshold)
     ):
         raise ValueError(THRESHOLD_ERROR.format(value=threshold))
-    if is_class_scores(y_score):
-        return _per_class(
-            delta_dp,
-            y_true,
-            y_score,
-            class_agg,
-            classes,
-            sensitive_features=sensitive_features,
-            threshold=threshold,
-            agg=agg,
-            combine=combine,
-            sample_weight=sample_weight,
-            min_group_size=min_group_size,
-        )
-    per_grouping = []
-    prepared = prepare_scores(
-        y_true,
-        y_score,
-        sensitive_features=sensitive_features,
-        sample_weight=sample_weight,
-        combine=combine,
-        agg=agg,
-        min_group_size=min_group_size,
-        sort=False,
-    )
-    for grouping, scores, weights, codes, _ in prepared:
+
+    def gaps(prepared):
+        grouping, scores, weights, codes, _ = prepared
         values = scores if threshold is None else (scores >= threshold) * 1.0
         totals = np.bincount(codes, weights=weights, minlength=grouping.n_groups)
         if weights is not None:
             values = values * weights
         means = np.bincount(codes, weights=values, minlength=grouping.n_groups)
         means /= totals
-        per_grouping.append([abs(means[a] - means[b]) for a, b in pairs_of(grouping)])
-    return aggregate(per_grouping, agg)
+        return [abs(means[a] - means[b]) for a, b in pairs_of(grouping)]
+
+    data = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    return aggregate_pairs(
+        gaps, data, agg, min_group_size, class_agg, classes, sort=False
+    )
 
 
 @dask_dispatch("abcc")
@@ -257,44 +231,24 @@ def abcc(
     if method not in ("exact", "grid"):
         raise ValueError(ABCC_METHOD_ERROR.format(method=method))
     n_points = check_n_points(n_points, "abcc(method='grid')")
-    if is_class_scores(y_score):
-        return _per_class(
-            abcc,
-            y_true,
-            y_score,
-            class_agg,
-            classes,
-            sensitive_features=sensitive_features,
-            method=method,
-            n_points=n_points,
-            agg=agg,
-            combine=combine,
-            sample_weight=sample_weight,
-            min_group_size=min_group_size,
-        )
-    prepared = prepare_scores(
-        y_true,
-        y_score,
-        sensitive_features=sensitive_features,
-        sample_weight=sample_weight,
-        combine=combine,
-        agg=agg,
-        min_group_size=min_group_size,
-        unit_interval_for=GRID_REASON if method == "grid" else None,
-    )
     grid = np.linspace(0, 1, n_points) if method == "grid" else None
-    per_grouping = []
-    for grouping, *_, sorted_scores in prepared:
+
+    def areas(prepared):
         values = []
-        for a, b in pairs_of(grouping):
-            pair = pair_gap(sorted_scores, a, b)
+        for a, b in pairs_of(prepared.grouping):
+            pair = pair_gap(prepared.sorted, a, b)
             if grid is None:
                 area = _area_between(pair)
             else:
                 area = np.trapezoid(np.abs(ecdf_gap_at(pair, grid)), grid)
             values.append(float(area))
-        per_grouping.append(values)
-    return aggregate(per_grouping, agg)
+        return values
+
+    data = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    reason = GRID_REASON if method == "grid" else None
+    return aggregate_pairs(
+        areas, data, agg, min_group_size, class_agg, classes, unit_interval_for=reason
+    )
 
 
 def abpc(
@@ -389,37 +343,9 @@ def abpc(
     check_bw_method(bw_method)
     n_points = check_n_points(n_points, "abpc")
     domain = check_domain(domain)
-    if is_class_scores(y_score):
-        return _per_class(
-            abpc,
-            y_true,
-            y_score,
-            class_agg,
-            classes,
-            sensitive_features=sensitive_features,
-            bw_method=bw_method,
-            n_points=n_points,
-            method=method,
-            agg=agg,
-            combine=combine,
-            sample_weight=sample_weight,
-            min_group_size=min_group_size,
-            domain=domain,
-        )
-    prepared = prepare_scores(
-        y_true,
-        y_score,
-        sensitive_features=sensitive_features,
-        sample_weight=sample_weight,
-        combine=combine,
-        agg=agg,
-        min_group_size=min_group_size,
-        unit_interval_for=ABPC_REASON if domain == UNIT_DOMAIN else ABPC_DOMAIN_REASON,
-        sort=False,
-        domain=domain,
-    )
-    per_grouping = []
-    for grouping, scores, weights, codes, _ in prepared:
+
+    def l1_distances(prepared):
+        grouping, scores, weights, codes, _ = prepared
         members = [codes == g for g in range(grouping.n_groups)]
         samples = [
             (scores[m], None if weights is None else weights[m]) for m in members
@@ -438,16 +364,21 @@ def abpc(
             kde = direct_kde if use_direct else binned_kde
             densities.append(kde(x, w, bandwidth, grid))
         a, b = pair_codes(grouping.n_groups)
-        per_grouping.append(_pairs_l1(np.stack(densities), a, b, grid))
-    return aggregate(per_grouping, agg)
+        return _pairs_l1(np.stack(densities), a, b, grid)
 
-
-def _per_class(metric, y_true, y_score, class_agg, classes, **options):
-    """``class_agg`` of ``metric`` on each class's column of probabilities."""
-    _, values = per_class_call(
-        metric, y_true, y_score, class_agg=class_agg, classes=classes, **options
+    data = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    reason = ABPC_REASON if domain == UNIT_DOMAIN else ABPC_DOMAIN_REASON
+    return aggregate_pairs(
+        l1_distances,
+        data,
+        agg,
+        min_group_size,
+        class_agg,
+        classes,
+        unit_interval_for=reason,
+        sort=False,
+        domain=domain,
     )
-    return aggregate_classes(values, class_agg)
 
 
 # density cells (pairs x grid points) of one vectorised block of pairs

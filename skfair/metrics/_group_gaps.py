@@ -4,6 +4,9 @@ Bian et al. (2024, footnote 6) compare the privileged group (``a = 1``) with
 the rest (``a = 0``): the gaps in positive prediction rate (demographic
 parity), in true-positive rate (equality of opportunity) and in precision
 (predictive quality parity); each function's docstring gives the formula.
+The three share one signature, written once in a factory
+(``_privileged_gap``, see ``_rate_factory.py``), and their inputs'
+checks with the rate metrics (``_rates.binary_group_inputs``).
 """
 
 from __future__ import annotations
@@ -13,14 +16,10 @@ import warnings
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-from ..utils import (
-    check_hard_labels,
-    check_same_index,
-    check_sample_weight_1d,
-    resolve_privileged,
-    sensitive_groupings,
-)
+from ..utils import resolve_privileged
 from ._dask import dask_dispatch
+from ._rate_factory import published
+from ._rates import binary_group_inputs
 
 EMPTY_RATE_WARNING = (
     "{metric} is undefined: the {group} group has no samples with {condition}, "
@@ -49,40 +48,15 @@ _GAPS = {
 }
 
 
-def _gap(
-    metric,
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    privileged,
-    pos_label,
-    sample_weight,
-    min_group_size,
-):
-    """``metric`` (a key of ``_GAPS``) with the public functions' arguments."""
-    check_same_index(
-        y_true=y_true,
-        y_pred=y_pred,
-        sensitive_features=sensitive_features,
-        sample_weight=sample_weight,
-    )
-    truth, pred = check_hard_labels(y_true, y_pred, pos_label=pos_label)
-    labels = {"truth": truth, "pred": pred}
-    n_samples = truth.shape[0]
-    weights = check_sample_weight_1d(sample_weight, n_samples, against="y_true")
-    (grouping,) = sensitive_groupings(
-        sensitive_features,
-        n_samples=n_samples,
-        against="y_true",
-        min_group_size=min_group_size,
-    )
+def _gap(metric, truth, pred, weights, grouping, privileged):
+    """``metric`` (a key of ``_GAPS``) of checked labels, weights and grouping."""
     privileged = grouping.codes == resolve_privileged(privileged, grouping)
+    labels = {"truth": truth, "pred": pred}
     numerator, condition, condition_text, rate = _GAPS[metric]
     numerator = labels[numerator]
     condition = grouping.kept if condition is None else labels[condition]
     if weights is None:
-        weights = np.ones(n_samples)
+        weights = np.ones(truth.shape[0])
     elif weights.max() > 0:
         # a power of two keeps the rates exact and their sums finite (1e308)
         weights = np.ldexp(weights, -np.frexp(weights.max())[1])
@@ -105,17 +79,34 @@ def _gap(
     return float(abs(rates[0] - rates[1]))
 
 
-@dask_dispatch("demographic_parity_gap")
-def demographic_parity_gap(
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    privileged=None,
-    pos_label=1,
-    sample_weight=None,
-    min_group_size=None,
-):
+def _privileged_gap(metric, doc):
+    """The public metric ``metric`` (a key of ``_GAPS``), with its Dask engine."""
+
+    def privileged_gap(
+        y_true,
+        y_pred,
+        *,
+        sensitive_features,
+        privileged=None,
+        pos_label=1,
+        sample_weight=None,
+        min_group_size=None,
+    ):
+        truth, pred, weights, grouping = binary_group_inputs(
+            y_true,
+            y_pred,
+            sensitive_features,
+            sample_weight,
+            pos_label=pos_label,
+            min_group_size=min_group_size,
+        )
+        return _gap(metric, truth, pred, weights, grouping, privileged)
+
+    return dask_dispatch(metric)(published(privileged_gap, metric, doc))
+
+
+demographic_parity_gap = _privileged_gap(
+    "demographic_parity_gap",
     r"""Gap in positive-prediction rate between the privileged group and the rest.
 
     .. math::
@@ -177,30 +168,12 @@ def demographic_parity_gap(
     >>> demographic_parity_gap(y_true, y_pred,
     ...                        sensitive_features=[1, 1, 1, 1, 0, 0, 0, 0])
     0.5
-    """
-    return _gap(
-        "demographic_parity_gap",
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        privileged=privileged,
-        pos_label=pos_label,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    )
+    """,
+)
 
 
-@dask_dispatch("equal_opportunity_gap")
-def equal_opportunity_gap(
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    privileged=None,
-    pos_label=1,
-    sample_weight=None,
-    min_group_size=None,
-):
+equal_opportunity_gap = _privileged_gap(
+    "equal_opportunity_gap",
     r"""Gap in true-positive rate between the privileged group and the rest.
 
     .. math::
@@ -240,30 +213,12 @@ def equal_opportunity_gap(
     >>> equal_opportunity_gap(y_true, y_pred,
     ...                       sensitive_features=[1, 1, 1, 1, 0, 0, 0, 0])
     0.5
-    """
-    return _gap(
-        "equal_opportunity_gap",
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        privileged=privileged,
-        pos_label=pos_label,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    )
+    """,
+)
 
 
-@dask_dispatch("predictive_quality_parity_gap")
-def predictive_quality_parity_gap(
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    privileged=None,
-    pos_label=1,
-    sample_weight=None,
-    min_group_size=None,
-):
+predictive_quality_parity_gap = _privileged_gap(
+    "predictive_quality_parity_gap",
     r"""Gap in precision between the privileged group and the rest.
 
     .. math::
@@ -303,14 +258,5 @@ def predictive_quality_parity_gap(
     >>> round(predictive_quality_parity_gap(
     ...     y_true, y_pred, sensitive_features=[1, 1, 1, 1, 0, 0, 0, 0]), 6)
     0.333333
-    """
-    return _gap(
-        "predictive_quality_parity_gap",
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        privileged=privileged,
-        pos_label=pos_label,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    )
+    """,
+)

@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils import drop_sensitive, is_dataframe, non_numeric_columns, numeric_array
 from ._hfm import hfm
-from ._scorer import _FairnessScorer
+from ._scorer import _FairnessScorer, scorer_factory
 
 HFM_KIND_ERROR = "kind must be 'avg', 'max' or 'prev'; got {kind!r}."
 HFM_REGRESSOR_ERROR = (
@@ -102,6 +102,7 @@ class _HFMScorer(_FairnessScorer):
         return {"avg": result.df_avg, "max": result.df, "prev": result.df_prev}[kind]
 
 
+@scorer_factory(_HFMScorer)
 def make_hfm_scorer(
     *,
     sensitive=None,
@@ -153,18 +154,4 @@ def make_hfm_scorer(
     >>> make_hfm_scorer(sensitive="sex", kind="max")
     make_hfm_scorer(sensitive='sex', kind='max')
     """
-    return _HFMScorer(
-        make_hfm_scorer,
-        hfm,
-        {
-            "sensitive": sensitive,
-            "pos_label": pos_label,
-            "kind": kind,
-            "transform": transform,
-            "method": method,
-            "m1": m1,
-            "m2": m2,
-            "random_state": random_state,
-            "min_group_size": min_group_size,
-        },
-    )
+    return hfm

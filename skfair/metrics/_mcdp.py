@@ -14,17 +14,12 @@ from ._base import (
     check_grid_size,
     observed_domain,
     pairs_of,
-    prepare_scores,
 )
 from ._dask import dask_dispatch
+from ._dist_inputs import ScoreData
 from ._kernels import AllPairs, mcdp_pair_approx, mcdp_pair_exact, pair_gap
 from ._mcdp_result import MCDPResult
-from ._multiclass import (
-    aggregate_classes,
-    class_details,
-    is_class_scores,
-    per_class_call,
-)
+from ._multiclass import aggregate_classes, class_details, is_class_scores
 
 EPSILON_ERROR = "epsilon must be a finite real number >= 0; got {epsilon!r}."
 METHOD_ERROR = "method must be 'exact' or 'approx'; got {method!r}."
@@ -87,7 +82,7 @@ def check_mcdp_method(method, epsilon, sampling_frequency, rounding, width=1.0):
 
 @dataclass(frozen=True)
 class _Options:
-    """MCDP's options besides the data: those of the public functions."""
+    """MCDP's options besides the data: those of the public functions, in order."""
 
     method: str
     sampling_frequency: int
@@ -97,46 +92,43 @@ class _Options:
 
 
 def _results(
-    y_true,
-    y_score,
-    *,
-    sensitive_features,
-    sample_weight,
-    combine,
-    min_group_size,
-    epsilons,
-    options,
-    details=True,
-    class_agg="max",
-    classes=None,
+    data, epsilons, options, min_group_size, class_agg="max", classes=None, details=True
 ):
     """Validate every parameter and the inputs, then MCDP(ε) for each ε.
 
-    The data arguments are the public function's, ``options`` its
-    :class:`_Options`; class probabilities (2-D ``y_score``) take
-    :func:`_class_results`. One
-    :class:`MCDPResult` per ε, or with ``details=False`` only the values
-    (floats; with ``agg="max"`` and many groups most pairs are then never
-    evaluated: see :class:`~skfair.metrics._kernels.AllPairs`).
+    ``data`` is the public function's :class:`ScoreData`, ``options`` its
+    :class:`_Options`; class probabilities (2-D ``y_score``) are evaluated
+    one class at a time. One :class:`MCDPResult` per ε (for class
+    probabilities the worst class's, with every class's), or with
+    ``details=False`` only the values (floats; with ``agg="max"`` and many
+    groups most pairs are then never evaluated: see
+    :class:`~skfair.metrics._kernels.AllPairs`).
     """
-    if is_class_scores(y_score):
-        labels, results = per_class_call(
-            _results,
-            y_true,
-            y_score,
-            class_agg=class_agg,
-            classes=classes,
-            sensitive_features=sensitive_features,
-            sample_weight=sample_weight,
-            combine=combine,
-            min_group_size=min_group_size,
-            epsilons=epsilons,
-            options=options,
-            details=details,
+    if is_class_scores(data.y_score):
+        rest = (epsilons, options, min_group_size)
+        labels, results = data.per_class(
+            lambda one: _results(one, *rest, details=details), class_agg, classes
         )
         if details:  # per ε: the worst class's result, with every class's
             return [class_details(labels, r, class_agg) for r in zip(*results)]
         return [float(v) for v in aggregate_classes(results, class_agg).reshape(-1)]
+    epsilons, prepared = _prepared(data, epsilons, options, min_group_size)
+    if details:
+        return _evaluate(prepared, epsilons, options)
+    worst_only = options.agg == "max"
+    per_grouping = [_pair_values(p, epsilons, options, worst_only) for p in prepared]
+    return [
+        aggregate([values[i] for values in per_grouping], options.agg)
+        for i in range(len(epsilons))
+    ]
+
+
+def _prepared(data, epsilons, options, min_group_size):
+    """Validate every parameter and the 1-D inputs: ``(epsilons, prepared)``.
+
+    The checked ε as floats, and each grouping's PreparedScores with its
+    domain (:func:`~._base.observed_domain`).
+    """
     epsilons = [check_epsilon(e) for e in epsilons]
     if not epsilons:
         raise ValueError(EMPTY_EPSILONS_ERROR)
@@ -147,14 +139,9 @@ def _results(
             options.method, epsilon, options.sampling_frequency, options.rounding, width
         )
     reason = UNIT_INTERVAL_REASON if domain == UNIT_DOMAIN else DOMAIN_REASON
-    prepared = prepare_scores(
-        y_true,
-        y_score,
-        sensitive_features=sensitive_features,
-        sample_weight=sample_weight,
-        combine=combine,
-        agg=options.agg,
-        min_group_size=min_group_size,
+    prepared = data.prepared(
+        options.agg,
+        min_group_size,
         unit_interval_for=reason if max(epsilons) > 0 else None,
         domain=domain,
     )
@@ -165,15 +152,7 @@ def _results(
             check_mcdp_method(
                 "approx", epsilon, options.sampling_frequency, "exact", width
             )
-    prepared = [(p, d) for p, d in zip(prepared, domains)]
-    if details:
-        return _evaluate(prepared, epsilons, options)
-    worst_only = options.agg == "max"
-    per_grouping = [_pair_values(p, epsilons, options, worst_only) for p in prepared]
-    return [
-        aggregate([values[i] for values in per_grouping], options.agg)
-        for i in range(len(epsilons))
-    ]
+    return epsilons, [(p, d) for p, d in zip(prepared, domains)]
 
 
 def _pair_values(prepared, epsilons, options, worst_only=False):
@@ -310,24 +289,9 @@ def mcdp_details(
     >>> res.class_label, res.groups, res.threshold, sorted(res.per_class)
     ('no', (0, 1), 0.2, ['no', 'yes'])
     """
-    return _results(
-        y_true,
-        y_score,
-        sensitive_features=sensitive_features,
-        sample_weight=sample_weight,
-        combine=combine,
-        min_group_size=min_group_size,
-        epsilons=[epsilon],
-        options=_Options(
-            method=method,
-            sampling_frequency=sampling_frequency,
-            rounding=rounding,
-            agg=agg,
-            domain=domain,
-        ),
-        class_agg=class_agg,
-        classes=classes,
-    )[0]
+    data = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    options = _Options(method, sampling_frequency, rounding, agg, domain)
+    return _results(data, [epsilon], options, min_group_size, class_agg, classes)[0]
 
 
 @dask_dispatch("mcdp")
@@ -481,24 +445,10 @@ def mcdp(
     >>> round(mcdp(None, proba, sensitive_features=groups, class_agg="mean"), 4)
     0.2889
     """
+    data = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    options = _Options(method, sampling_frequency, rounding, agg, domain)
     return _results(
-        y_true,
-        y_score,
-        sensitive_features=sensitive_features,
-        sample_weight=sample_weight,
-        combine=combine,
-        min_group_size=min_group_size,
-        epsilons=[epsilon],
-        options=_Options(
-            method=method,
-            sampling_frequency=sampling_frequency,
-            rounding=rounding,
-            agg=agg,
-            domain=domain,
-        ),
-        details=False,
-        class_agg=class_agg,
-        classes=classes,
+        data, [epsilon], options, min_group_size, class_agg, classes, details=False
     )[0]
 
 
@@ -548,23 +498,9 @@ def mcdp_curve(
     [0.4, 0.2, 0.0]
     """
     epsilons = np.atleast_1d(epsilons).tolist()
+    data = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    options = _Options(method, sampling_frequency, rounding, agg, domain)
     values = _results(
-        y_true,
-        y_score,
-        sensitive_features=sensitive_features,
-        sample_weight=sample_weight,
-        combine=combine,
-        min_group_size=min_group_size,
-        epsilons=epsilons,
-        options=_Options(
-            method=method,
-            sampling_frequency=sampling_frequency,
-            rounding=rounding,
-            agg=agg,
-            domain=domain,
-        ),
-        details=False,
-        class_agg=class_agg,
-        classes=classes,
+        data, epsilons, options, min_group_size, class_agg, classes, details=False
     )
     return np.array(values)

@@ -8,6 +8,8 @@ exactly fairlearn's binary definitions applied to each indicator. The
 per-class gaps are then aggregated over the classes: ``class_agg="max"``
 (the worst class, the default) or ``"mean"`` (the macro average). The
 counts of every group and class come from one pass (``_multiclass_counts``).
+The four metrics are :func:`multiclass_rate_details`'s value, made by one
+factory (``_multiclass_rate``, see ``_rate_factory.py``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ._multiclass_counts import (
     warn_undefined_rates,
     worst_pairs,
 )
+from ._rate_factory import published
 
 RATE_ERROR = "rate must be one of {names}; got {rate!r}."
 #: The rates of :func:`multiclass_rate_details`, by name.
@@ -271,18 +274,40 @@ def multiclass_rate_details(
     )
 
 
-def multiclass_selection_rate_difference(
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    class_agg="max",
-    labels=None,
-    agg="max",
-    combine="intersection",
-    sample_weight=None,
-    min_group_size=None,
-):
+def _multiclass_rate(name, rate, doc):
+    """The public metric ``name``: the value of :func:`multiclass_rate_details`."""
+
+    def multiclass_rate(
+        y_true,
+        y_pred,
+        *,
+        sensitive_features,
+        class_agg="max",
+        labels=None,
+        agg="max",
+        combine="intersection",
+        sample_weight=None,
+        min_group_size=None,
+    ):
+        return _rate_details(
+            rate,
+            y_true,
+            y_pred,
+            sensitive_features=sensitive_features,
+            class_agg=class_agg,
+            labels=labels,
+            agg=agg,
+            combine=combine,
+            sample_weight=sample_weight,
+            min_group_size=min_group_size,
+        ).value
+
+    return published(multiclass_rate, name, doc)
+
+
+multiclass_selection_rate_difference = _multiclass_rate(
+    "multiclass_selection_rate_difference",
+    "selection_rate",
     r"""Largest gap between groups in the rate of predicting each class.
 
     For each class :math:`k`, the demographic-parity gap of the decision
@@ -363,33 +388,13 @@ def multiclass_selection_rate_difference(
     ...     y_true, y_pred, sensitive_features=groups, min_group_size=1,
     ...     class_agg="mean"), 4)
     0.3333
-    """
-    return _rate_details(
-        "selection_rate",
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        class_agg=class_agg,
-        labels=labels,
-        agg=agg,
-        combine=combine,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    ).value
+    """,
+)
 
 
-def multiclass_true_positive_rate_difference(
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    class_agg="max",
-    labels=None,
-    agg="max",
-    combine="intersection",
-    sample_weight=None,
-    min_group_size=None,
-):
+multiclass_true_positive_rate_difference = _multiclass_rate(
+    "multiclass_true_positive_rate_difference",
+    "true_positive_rate",
     r"""Largest gap between groups in each class's one-vs-rest true positive rate.
 
     For each class :math:`k`, the gap between groups of
@@ -425,33 +430,13 @@ def multiclass_true_positive_rate_difference(
     >>> multiclass_true_positive_rate_difference(
     ...     y_true, y_pred, sensitive_features=groups, min_group_size=1)
     1.0
-    """
-    return _rate_details(
-        "true_positive_rate",
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        class_agg=class_agg,
-        labels=labels,
-        agg=agg,
-        combine=combine,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    ).value
+    """,
+)
 
 
-def multiclass_false_positive_rate_difference(
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    class_agg="max",
-    labels=None,
-    agg="max",
-    combine="intersection",
-    sample_weight=None,
-    min_group_size=None,
-):
+multiclass_false_positive_rate_difference = _multiclass_rate(
+    "multiclass_false_positive_rate_difference",
+    "false_positive_rate",
     r"""Largest gap between groups in each class's one-vs-rest false positive rate.
 
     For each class :math:`k`, the gap between groups of
@@ -485,33 +470,13 @@ def multiclass_false_positive_rate_difference(
     >>> multiclass_false_positive_rate_difference(
     ...     y_true, y_pred, sensitive_features=groups, min_group_size=1)
     0.5
-    """
-    return _rate_details(
-        "false_positive_rate",
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        class_agg=class_agg,
-        labels=labels,
-        agg=agg,
-        combine=combine,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    ).value
+    """,
+)
 
 
-def multiclass_equalized_odds_difference(
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    class_agg="max",
-    labels=None,
-    agg="max",
-    combine="intersection",
-    sample_weight=None,
-    min_group_size=None,
-):
+multiclass_equalized_odds_difference = _multiclass_rate(
+    "multiclass_equalized_odds_difference",
+    "equalized_odds",
     r"""Multiclass equalized odds: each class's larger TPR or FPR gap, over classes.
 
     For each class :math:`k`, the larger of its one-vs-rest true and false
@@ -546,16 +511,5 @@ def multiclass_equalized_odds_difference(
     >>> multiclass_equalized_odds_difference(
     ...     y_true, y_pred, sensitive_features=groups, min_group_size=1)
     1.0
-    """
-    return _rate_details(
-        "equalized_odds",
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        class_agg=class_agg,
-        labels=labels,
-        agg=agg,
-        combine=combine,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    ).value
+    """,
+)

@@ -13,40 +13,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._multiclass_rates import (
-    multiclass_equalized_odds_difference,
-    multiclass_false_positive_rate_difference,
-    multiclass_selection_rate_difference,
-    multiclass_true_positive_rate_difference,
-)
-from ._rates import (
-    demographic_parity_difference,
-    demographic_parity_ratio,
-    equalized_odds_difference,
-    equalized_odds_ratio,
-    false_positive_rate_difference,
-    false_positive_rate_ratio,
-    true_positive_rate_difference,
-    true_positive_rate_ratio,
-)
-from ._scorer import _FairnessScorer
+from ..utils import fill_doc
+from . import _multiclass_rates, _rates
+from ._scorer import SCORER_DOCS, _FairnessScorer
 
 #: The metrics :func:`make_rate_scorer` scores, by their (fairlearn) name.
 RATE_SCORER_METRICS = {
     f.__name__: f
     for f in (
-        demographic_parity_difference,
-        demographic_parity_ratio,
-        equalized_odds_difference,
-        equalized_odds_ratio,
-        true_positive_rate_difference,
-        true_positive_rate_ratio,
-        false_positive_rate_difference,
-        false_positive_rate_ratio,
-        multiclass_selection_rate_difference,
-        multiclass_true_positive_rate_difference,
-        multiclass_false_positive_rate_difference,
-        multiclass_equalized_odds_difference,
+        _rates.demographic_parity_difference,
+        _rates.demographic_parity_ratio,
+        _rates.equalized_odds_difference,
+        _rates.equalized_odds_ratio,
+        _rates.true_positive_rate_difference,
+        _rates.true_positive_rate_ratio,
+        _rates.false_positive_rate_difference,
+        _rates.false_positive_rate_ratio,
+        _multiclass_rates.multiclass_selection_rate_difference,
+        _multiclass_rates.multiclass_true_positive_rate_difference,
+        _multiclass_rates.multiclass_false_positive_rate_difference,
+        _multiclass_rates.multiclass_equalized_odds_difference,
     )
 }
 RATE_METRIC_ERROR = (
@@ -143,6 +129,7 @@ def _check_binary_defaults(params, name):
             )
 
 
+@fill_doc(SCORER_DOCS)
 def make_rate_scorer(
     metric,
     *,
@@ -183,9 +170,7 @@ def make_rate_scorer(
     metric : str or callable
         The metric's name, or the function itself (e.g.
         :func:`skfair.metrics.equalized_odds_difference`).
-    sensitive : str, int, list of str or int, or None, default=None
-        Sensitive column(s) of ``X``: names (DataFrame) or indices (array).
-        None reads routed ``sensitive_features`` metadata instead.
+    <sensitive>
     pos_label : int, float, bool, str or None, default=None
         The positive class; None takes the greater of the estimator's two
         ``classes_``. With more than two classes it is required and the

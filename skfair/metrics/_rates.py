@@ -11,7 +11,10 @@ rest instead.
 
 Every function computes its groups' confusion counts in one pass
 (``_group_counts.py``); several sensitive columns are intersected, and
-``sample_weight`` and ``min_group_size`` follow skfair's conventions.
+``sample_weight`` and ``min_group_size`` follow skfair's conventions. The
+eight functions share two signatures, each written once in a factory
+(``_rate_factory.py``): ``_one_rate`` (one rate's difference or ratio)
+and ``_equalized_odds`` (the TPR's and FPR's, combined by ``agg``).
 """
 
 from __future__ import annotations
@@ -31,51 +34,19 @@ from ._group_counts import (
     confusion_counts,
     warn_undefined,
 )
+from ._rate_factory import published
 
 AGG_ERROR = "agg must be 'worst_case' or 'mean' (fairlearn's options); got {agg!r}."
 
 
-def _rate_gap(
-    names,
-    how,
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    method,
-    pos_label,
-    sample_weight,
-    min_group_size,
+def binary_group_inputs(
+    y_true, y_pred, sensitive_features, sample_weight, *, pos_label, min_group_size
 ):
-    """The difference or ratio (``how``) of each rate of ``names``, as an array.
+    """The checked hard labels, weights (or None) and grouping of a binary metric.
 
-    Called by the public functions directly, so that the small-group and
-    undefined-rate warnings point at the user's line.
+    The four per-sample arrays by position (as scikit-learn's
+    ``check_consistent_length`` takes them), the options by name.
     """
-    check_compare_method(method)
-    values, overall, _ = group_rates(
-        names,
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        pos_label=pos_label,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    )
-    return compare(values, overall, how=how, method=method)
-
-
-def group_rates(
-    names,
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    pos_label,
-    sample_weight,
-    min_group_size,
-):
-    """Group values ``(n_groups, len(names))``, overall values, and the grouping."""
     check_same_index(
         y_true=y_true,
         y_pred=y_pred,
@@ -91,31 +62,109 @@ def group_rates(
         against="y_true",
         min_group_size=min_group_size,
     )
-    counts = confusion_counts(truth, pred, grouping.codes, grouping.n_groups, weights)
-    everyone = np.zeros(n_samples, dtype=np.intp)
-    total = confusion_counts(truth, pred, everyone, 1, weights).weighted[0]
-    metrics = [RATE_METRICS[name] for name in names]
-    for metric in metrics:
-        warn_undefined(metric, counts.weighted, grouping.labels, stacklevel=4)
-    values = np.column_stack([m.value(counts.weighted) for m in metrics])
-    return values, np.array([m.value(total) for m in metrics]), grouping
+    return truth, pred, weights, grouping
 
 
-def _check_agg(agg):
-    if agg not in ("worst_case", "mean"):
-        raise ValueError(AGG_ERROR.format(agg=agg))
-
-
-def demographic_parity_difference(
+def group_rates(
+    names,
     y_true,
     y_pred,
     *,
     sensitive_features,
-    method="between_groups",
-    pos_label=1,
-    sample_weight=None,
-    min_group_size=None,
+    pos_label,
+    sample_weight,
+    min_group_size,
 ):
+    """Group values ``(n_groups, len(names))``, overall values, and the grouping.
+
+    Called by the public functions directly, so that the undefined-rate
+    warnings point at the user's line.
+    """
+    truth, pred, weights, grouping = binary_group_inputs(
+        y_true,
+        y_pred,
+        sensitive_features,
+        sample_weight,
+        pos_label=pos_label,
+        min_group_size=min_group_size,
+    )
+    counts = confusion_counts(truth, pred, grouping.codes, grouping.n_groups, weights)
+    everyone = np.zeros(truth.shape[0], dtype=np.intp)
+    total = confusion_counts(truth, pred, everyone, 1, weights).weighted[0]
+    metrics = [RATE_METRICS[name] for name in names]
+    for metric in metrics:
+        warn_undefined(metric, counts.weighted, grouping.labels, stacklevel=3)
+    values = np.column_stack([m.value(counts.weighted) for m in metrics])
+    return values, np.array([m.value(total) for m in metrics]), grouping
+
+
+def _one_rate(name, rate, how, doc):
+    """The public metric ``name``: the ``how`` of ``rate`` between the groups."""
+
+    def one_rate(
+        y_true,
+        y_pred,
+        *,
+        sensitive_features,
+        method="between_groups",
+        pos_label=1,
+        sample_weight=None,
+        min_group_size=None,
+    ):
+        check_compare_method(method)
+        values, overall, _ = group_rates(
+            (rate,),
+            y_true,
+            y_pred,
+            sensitive_features=sensitive_features,
+            pos_label=pos_label,
+            sample_weight=sample_weight,
+            min_group_size=min_group_size,
+        )
+        (value,) = compare(values, overall, how=how, method=method)
+        return float(value)
+
+    return published(one_rate, name, doc)
+
+
+def _equalized_odds(name, how, worst, doc):
+    """The public metric ``name``: ``agg`` of the TPR and FPR ``how``."""
+
+    def equalized_odds(
+        y_true,
+        y_pred,
+        *,
+        sensitive_features,
+        method="between_groups",
+        pos_label=1,
+        sample_weight=None,
+        agg="worst_case",
+        min_group_size=None,
+    ):
+        if agg not in ("worst_case", "mean"):
+            raise ValueError(AGG_ERROR.format(agg=agg))
+        check_compare_method(method)
+        values, overall, _ = group_rates(
+            ("true_positive_rate", "false_positive_rate"),
+            y_true,
+            y_pred,
+            sensitive_features=sensitive_features,
+            pos_label=pos_label,
+            sample_weight=sample_weight,
+            min_group_size=min_group_size,
+        )
+        values = compare(values, overall, how=how, method=method)
+        if np.isnan(values).all():
+            return float("nan")
+        return float(worst(values) if agg == "worst_case" else np.nanmean(values))
+
+    return published(equalized_odds, name, doc)
+
+
+demographic_parity_difference = _one_rate(
+    "demographic_parity_difference",
+    "selection_rate",
+    "difference",
     r"""Largest gap in selection rate :math:`P(\hat y = 1 \mid A = a)` between groups.
 
     fairlearn's definition: ``max_a s_a - min_a s_a`` over the groups'
@@ -160,31 +209,14 @@ def demographic_parity_difference(
     >>> demographic_parity_difference(
     ...     y_true, y_pred, sensitive_features=["a"] * 4 + ["b"] * 4)
     0.5
-    """
-    (value,) = _rate_gap(
-        ["selection_rate"],
-        "difference",
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        method=method,
-        pos_label=pos_label,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    )
-    return float(value)
+    """,
+)
 
 
-def demographic_parity_ratio(
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    method="between_groups",
-    pos_label=1,
-    sample_weight=None,
-    min_group_size=None,
-):
+demographic_parity_ratio = _one_rate(
+    "demographic_parity_ratio",
+    "selection_rate",
+    "ratio",
     r"""Smallest over largest group selection rate (1 is parity).
 
     fairlearn's definition: ``min_a s_a / max_a s_a``
@@ -212,32 +244,14 @@ def demographic_parity_ratio(
     >>> round(demographic_parity_ratio(
     ...     y_true, y_pred, sensitive_features=["a"] * 4 + ["b"] * 4), 4)
     0.3333
-    """
-    (value,) = _rate_gap(
-        ["selection_rate"],
-        "ratio",
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        method=method,
-        pos_label=pos_label,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    )
-    return float(value)
+    """,
+)
 
 
-def equalized_odds_difference(
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    method="between_groups",
-    pos_label=1,
-    sample_weight=None,
-    agg="worst_case",
-    min_group_size=None,
-):
+equalized_odds_difference = _equalized_odds(
+    "equalized_odds_difference",
+    "difference",
+    np.nanmax,
     r"""The larger (or mean) of the TPR and FPR differences between groups.
 
     fairlearn's definition: with ``agg="worst_case"``, the larger of
@@ -278,39 +292,14 @@ def equalized_odds_difference(
     >>> equalized_odds_difference(
     ...     y_true, y_pred, sensitive_features=["a"] * 4 + ["b"] * 4)
     0.5
-    """
-    _check_agg(agg)
-    values = _rate_gap(
-        ["true_positive_rate", "false_positive_rate"],
-        "difference",
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        method=method,
-        pos_label=pos_label,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    )
-    return _aggregate(values, np.nanmax, agg)
+    """,
+)
 
 
-def _aggregate(values, worst, agg):
-    if np.isnan(values).all():
-        return float("nan")
-    return float(worst(values) if agg == "worst_case" else np.nanmean(values))
-
-
-def equalized_odds_ratio(
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    method="between_groups",
-    pos_label=1,
-    sample_weight=None,
-    agg="worst_case",
-    min_group_size=None,
-):
+equalized_odds_ratio = _equalized_odds(
+    "equalized_odds_ratio",
+    "ratio",
+    np.nanmin,
     r"""The smaller (or mean) of the TPR and FPR ratios between groups.
 
     fairlearn's definition: with ``agg="worst_case"``, the smaller of
@@ -339,32 +328,14 @@ def equalized_odds_ratio(
     >>> equalized_odds_ratio(
     ...     y_true, y_pred, sensitive_features=["a"] * 4 + ["b"] * 4)
     0.0
-    """
-    _check_agg(agg)
-    values = _rate_gap(
-        ["true_positive_rate", "false_positive_rate"],
-        "ratio",
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        method=method,
-        pos_label=pos_label,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    )
-    return _aggregate(values, np.nanmin, agg)
+    """,
+)
 
 
-def true_positive_rate_difference(
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    method="between_groups",
-    pos_label=1,
-    sample_weight=None,
-    min_group_size=None,
-):
+true_positive_rate_difference = _one_rate(
+    "true_positive_rate_difference",
+    "true_positive_rate",
+    "difference",
     r"""Largest gap in true positive rate :math:`P(\hat y = 1 \mid Y = 1, A = a)`.
 
     fairlearn's ``true_positive_rate_difference`` (its
@@ -393,31 +364,14 @@ def true_positive_rate_difference(
     >>> true_positive_rate_difference(
     ...     y_true, y_pred, sensitive_features=["a"] * 4 + ["b"] * 4)
     0.5
-    """
-    (value,) = _rate_gap(
-        ["true_positive_rate"],
-        "difference",
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        method=method,
-        pos_label=pos_label,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    )
-    return float(value)
+    """,
+)
 
 
-def true_positive_rate_ratio(
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    method="between_groups",
-    pos_label=1,
-    sample_weight=None,
-    min_group_size=None,
-):
+true_positive_rate_ratio = _one_rate(
+    "true_positive_rate_ratio",
+    "true_positive_rate",
+    "ratio",
     r"""Smallest over largest group true positive rate (1 is parity).
 
     Parameters
@@ -440,31 +394,14 @@ def true_positive_rate_ratio(
     >>> true_positive_rate_ratio(
     ...     y_true, y_pred, sensitive_features=["a"] * 4 + ["b"] * 4)
     0.5
-    """
-    (value,) = _rate_gap(
-        ["true_positive_rate"],
-        "ratio",
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        method=method,
-        pos_label=pos_label,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    )
-    return float(value)
+    """,
+)
 
 
-def false_positive_rate_difference(
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    method="between_groups",
-    pos_label=1,
-    sample_weight=None,
-    min_group_size=None,
-):
+false_positive_rate_difference = _one_rate(
+    "false_positive_rate_difference",
+    "false_positive_rate",
+    "difference",
     r"""Largest gap in false positive rate :math:`P(\hat y = 1 \mid Y = 0, A = a)`.
 
     Groups without a negative true label have no FPR and take no part
@@ -490,31 +427,14 @@ def false_positive_rate_difference(
     >>> false_positive_rate_difference(
     ...     y_true, y_pred, sensitive_features=["a"] * 4 + ["b"] * 4)
     0.5
-    """
-    (value,) = _rate_gap(
-        ["false_positive_rate"],
-        "difference",
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        method=method,
-        pos_label=pos_label,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    )
-    return float(value)
+    """,
+)
 
 
-def false_positive_rate_ratio(
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    method="between_groups",
-    pos_label=1,
-    sample_weight=None,
-    min_group_size=None,
-):
+false_positive_rate_ratio = _one_rate(
+    "false_positive_rate_ratio",
+    "false_positive_rate",
+    "ratio",
     r"""Smallest over largest group false positive rate (1 is parity).
 
     Parameters
@@ -537,16 +457,5 @@ def false_positive_rate_ratio(
     >>> false_positive_rate_ratio(
     ...     y_true, y_pred, sensitive_features=["a"] * 4 + ["b"] * 4)
     0.0
-    """
-    (value,) = _rate_gap(
-        ["false_positive_rate"],
-        "ratio",
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        method=method,
-        pos_label=pos_label,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    )
-    return float(value)
+    """,
+)

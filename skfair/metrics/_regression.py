@@ -10,7 +10,8 @@ group's loss below a bound, so no group is served much worse).
 :func:`regression_group_table` gives every group's numbers with intervals,
 :func:`regression_gap_intervals` the gaps with simultaneous intervals
 (``_regression_table.py``); the per-group moments, intervals and the
-stratified bootstrap are in ``_regression_stats.py``.
+stratified bootstrap are in ``_regression_stats.py``. The three gap
+functions share one signature and body, written once in ``_gap_function``.
 """
 
 from __future__ import annotations
@@ -19,47 +20,50 @@ import numpy as np
 
 from ._base import aggregate, check_agg
 from ._kernels import pair_codes
-from ._regression_stats import group_moments, prepare_regression
+from ._rate_factory import published
+from ._regression_stats import METRICS, group_moments, prepare_regression
 
 
-def _gap(
-    k,
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    agg,
-    combine,
-    sample_weight,
-    min_group_size,
-):
-    """The aggregated pairwise gap of metric ``k`` (an index into ``METRICS``)."""
-    check_agg(agg)
-    per_grouping = []
-    for data in prepare_regression(
+def _gap_function(name, metric, doc):
+    """The public function ``name``: the aggregated pairwise gap of ``metric``.
+
+    One signature and one body for the three gap functions (see
+    ``_rate_factory.py``); ``metric`` is a name in ``METRICS``, ``doc`` the
+    function's docstring.
+    """
+    k = METRICS.index(metric)
+
+    def gap(
         y_true,
         y_pred,
-        sensitive_features=sensitive_features,
-        sample_weight=sample_weight,
-        combine=combine,
-        min_group_size=min_group_size,
+        *,
+        sensitive_features,
+        agg="max",
+        combine="intersection",
+        sample_weight=None,
+        min_group_size=None,
     ):
-        values = group_moments(data).estimates()[:, k]
-        a, b = pair_codes(data.grouping.n_groups)
-        per_grouping.append(np.abs(values[a] - values[b]))
-    return aggregate(per_grouping, agg)
+        check_agg(agg)
+        per_grouping = []
+        for data in prepare_regression(
+            y_true,
+            y_pred,
+            sensitive_features=sensitive_features,
+            sample_weight=sample_weight,
+            combine=combine,
+            min_group_size=min_group_size,
+        ):
+            values = group_moments(data).estimates()[:, k]
+            a, b = pair_codes(data.grouping.n_groups)
+            per_grouping.append(np.abs(values[a] - values[b]))
+        return aggregate(per_grouping, agg)
+
+    return published(gap, name, doc)
 
 
-def mean_residual_difference(
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    agg="max",
-    combine="intersection",
-    sample_weight=None,
-    min_group_size=None,
-):
+mean_residual_difference = _gap_function(
+    "mean_residual_difference",
+    "mean_residual",
     r"""Largest gap in mean residual (bias) between groups.
 
     With residuals :math:`r = \hat y - y` (positive: over-prediction), the
@@ -103,29 +107,13 @@ def mean_residual_difference(
     >>> round(mean_residual_difference(y_true, y_pred, sensitive_features=s,
     ...                                min_group_size=1), 6)
     0.833333
-    """
-    return _gap(
-        0,
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        agg=agg,
-        combine=combine,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    )
+    """,
+)
 
 
-def mean_absolute_error_difference(
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    agg="max",
-    combine="intersection",
-    sample_weight=None,
-    min_group_size=None,
-):
+mean_absolute_error_difference = _gap_function(
+    "mean_absolute_error_difference",
+    "mae",
     r"""Largest gap in mean absolute error between groups.
 
     The gap of a pair of groups is :math:`|\mathrm{MAE}_a -
@@ -157,29 +145,13 @@ def mean_absolute_error_difference(
     >>> round(mean_absolute_error_difference(y_true, y_pred, sensitive_features=s,
     ...                                      min_group_size=1), 6)
     0.166667
-    """
-    return _gap(
-        1,
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        agg=agg,
-        combine=combine,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    )
+    """,
+)
 
 
-def root_mean_squared_error_difference(
-    y_true,
-    y_pred,
-    *,
-    sensitive_features,
-    agg="max",
-    combine="intersection",
-    sample_weight=None,
-    min_group_size=None,
-):
+root_mean_squared_error_difference = _gap_function(
+    "root_mean_squared_error_difference",
+    "rmse",
     r"""Largest gap in root mean squared error between groups.
 
     The gap of a pair of groups is :math:`|\mathrm{RMSE}_a -
@@ -210,14 +182,5 @@ def root_mean_squared_error_difference(
     >>> root_mean_squared_error_difference(
     ...     y_true, y_pred, sensitive_features=["a", "a", "b", "b"], min_group_size=1)
     2.0
-    """
-    return _gap(
-        2,
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        agg=agg,
-        combine=combine,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    )
+    """,
+)

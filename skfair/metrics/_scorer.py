@@ -26,6 +26,7 @@ and ABPC then take ``domain=None`` (the predictions' observed range) or a
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 
@@ -37,6 +38,7 @@ from sklearn.utils.metadata_routing import MetadataRequest
 from ..utils import (
     check_min_group_size,
     check_sensitive_spec,
+    fill_doc,
     positive_class_scores,
     select_sensitive,
 )
@@ -75,6 +77,15 @@ _RESPONSES = {
     abpc: ("predict_proba",),
     delta_dp: ("predict_proba", "predict"),
     hfm: ("predict",),
+}
+#: Docstring parts (:func:`skfair.utils.fill_doc`) of the parameters that
+#: the scorer factories describe alike.
+SCORER_DOCS = {
+    "sensitive": """
+        sensitive : str, int, list of str or int, or None, default=None
+            Sensitive column(s) of ``X``: names (DataFrame) or indices (array).
+            None reads routed ``sensitive_features`` metadata instead.
+    """,
 }
 _PROBE_SCORE = np.array([0.1, 0.6, 0.3, 0.8, 0.5, 0.9])
 _PROBE_GROUP = np.array([0, 0, 0, 1, 1, 1])
@@ -265,6 +276,43 @@ def _same(value, default):
     return value is default or (type(value) is type(default) and value == default)
 
 
+def scorer_factory(scorer_class=_FairnessScorer):
+    """Make a ``make_*_scorer`` of the function written under it.
+
+    The decorated function states the factory's signature and docstring,
+    and its body returns the metric the scorer scores. The factory calls it
+    (so that Python checks the arguments), then returns ``scorer_class(
+    factory, metric, params)``, with ``params`` every argument by name in
+    the signature's order, defaults applied (what the scorer's repr shows).
+
+    Examples
+    --------
+    >>> from skfair.metrics import delta_dp
+    >>> @scorer_factory()
+    ... def make_gap_scorer(*, sensitive=None, response_method="predict",
+    ...                     pos_label=None, agg="max", min_group_size=None):
+    ...     return delta_dp
+    >>> make_gap_scorer(sensitive="g", agg="mean")
+    make_gap_scorer(sensitive='g', agg='mean')
+    """
+
+    def decorate(function):
+        signature = inspect.signature(function)
+
+        @functools.wraps(function)
+        def factory(*args, **kwargs):
+            metric = function(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            return scorer_class(factory, metric, bound.arguments)
+
+        return factory
+
+    return decorate
+
+
+@scorer_factory()
+@fill_doc(SCORER_DOCS)
 def make_mcdp_scorer(
     *,
     sensitive=None,
@@ -285,9 +333,7 @@ def make_mcdp_scorer(
 
     Parameters
     ----------
-    sensitive : str, int, list of str or int, or None, default=None
-        Sensitive column(s) of ``X``: names (DataFrame) or indices (array).
-        None reads routed ``sensitive_features`` metadata instead.
+    <sensitive>
     response_method : str or tuple of str, default="predict_proba"
         The estimator method scored (the first it has, for a tuple):
         ``"predict_proba"``, ``"predict"`` (the 0/1 indicator of the positive
@@ -351,27 +397,10 @@ def make_mcdp_scorer(
     >>> bool(((-1 <= scores) & (scores <= 0)).all())
     True
     """
-    return _FairnessScorer(
-        make_mcdp_scorer,
-        mcdp,
-        {
-            "sensitive": sensitive,
-            "response_method": response_method,
-            "pos_label": pos_label,
-            "epsilon": epsilon,
-            "method": method,
-            "sampling_frequency": sampling_frequency,
-            "rounding": rounding,
-            "agg": agg,
-            "combine": combine,
-            "min_group_size": min_group_size,
-            "domain": domain,
-            "class_agg": class_agg,
-            "classes": classes,
-        },
-    )
+    return mcdp
 
 
+@scorer_factory()
 def make_abcc_scorer(
     *,
     sensitive=None,
@@ -409,24 +438,10 @@ def make_abcc_scorer(
     >>> make_abcc_scorer(sensitive="sex", agg="mean")
     make_abcc_scorer(sensitive='sex', agg='mean')
     """
-    return _FairnessScorer(
-        make_abcc_scorer,
-        abcc,
-        {
-            "sensitive": sensitive,
-            "response_method": response_method,
-            "pos_label": pos_label,
-            "method": method,
-            "n_points": n_points,
-            "agg": agg,
-            "combine": combine,
-            "min_group_size": min_group_size,
-            "class_agg": class_agg,
-            "classes": classes,
-        },
-    )
+    return abcc
 
 
+@scorer_factory()
 def make_abpc_scorer(
     *,
     sensitive=None,
@@ -470,26 +485,10 @@ def make_abpc_scorer(
     >>> make_abpc_scorer(sensitive=["sex", "race"], combine="marginal")
     make_abpc_scorer(sensitive=['sex', 'race'], combine='marginal')
     """
-    return _FairnessScorer(
-        make_abpc_scorer,
-        abpc,
-        {
-            "sensitive": sensitive,
-            "response_method": response_method,
-            "pos_label": pos_label,
-            "bw_method": bw_method,
-            "n_points": n_points,
-            "method": method,
-            "agg": agg,
-            "combine": combine,
-            "min_group_size": min_group_size,
-            "domain": domain,
-            "class_agg": class_agg,
-            "classes": classes,
-        },
-    )
+    return abpc
 
 
+@scorer_factory()
 def make_delta_dp_scorer(
     *,
     sensitive=None,
@@ -529,18 +528,4 @@ def make_delta_dp_scorer(
     >>> make_delta_dp_scorer(sensitive=0, response_method="predict")
     make_delta_dp_scorer(sensitive=0, response_method='predict')
     """
-    return _FairnessScorer(
-        make_delta_dp_scorer,
-        delta_dp,
-        {
-            "sensitive": sensitive,
-            "response_method": response_method,
-            "pos_label": pos_label,
-            "threshold": threshold,
-            "agg": agg,
-            "combine": combine,
-            "min_group_size": min_group_size,
-            "class_agg": class_agg,
-            "classes": classes,
-        },
-    )
+    return delta_dp

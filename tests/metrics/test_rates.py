@@ -1,19 +1,32 @@
 """Rate-parity metrics: equal to fairlearn's, plus skfair's conventions."""
 
+import inspect
+import pickle
+import sys
+import traceback
+
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.exceptions import UndefinedMetricWarning
 
+import skfair.metrics
 from skfair.metrics import (
     FourFifthsResult,
     demographic_parity_difference,
+    demographic_parity_gap,
     demographic_parity_ratio,
+    equal_opportunity_gap,
     equalized_odds_difference,
     equalized_odds_ratio,
     false_positive_rate_difference,
     false_positive_rate_ratio,
     four_fifths,
+    multiclass_equalized_odds_difference,
+    multiclass_false_positive_rate_difference,
+    multiclass_selection_rate_difference,
+    multiclass_true_positive_rate_difference,
+    predictive_quality_parity_gap,
     true_positive_rate_difference,
     true_positive_rate_ratio,
 )
@@ -250,3 +263,54 @@ def test_huge_weights_give_the_unit_weight_answer():
         y_true, y_pred, sensitive_features=sensitive, min_group_size=1
     )
     assert huge == pytest.approx(unit, rel=1e-12)
+
+
+# -- the functions are ordinary functions (made by factories, _rate_factory) ---------
+@pytest.mark.parametrize(
+    "metric",
+    [skfair_function for skfair_function, _, _ in PAIRS]
+    + [
+        multiclass_selection_rate_difference,
+        multiclass_true_positive_rate_difference,
+        multiclass_false_positive_rate_difference,
+        multiclass_equalized_odds_difference,
+        demographic_parity_gap,
+        equal_opportunity_gap,
+        predictive_quality_parity_gap,
+    ],
+    ids=lambda f: f.__name__,
+)
+def test_each_metric_is_an_ordinary_function_under_its_public_name(metric):
+    name = metric.__name__
+    assert metric is getattr(skfair.metrics, name)
+    assert metric.__qualname__ == name
+    assert metric.__module__.startswith("skfair.metrics._")
+    assert getattr(sys.modules[metric.__module__], name) is metric
+    assert pickle.loads(pickle.dumps(metric)) is metric
+    assert metric.__doc__.splitlines()[0].strip() and "<" not in metric.__doc__
+    parameters = inspect.signature(metric).parameters
+    assert list(parameters)[:3] == ["y_true", "y_pred", "sensitive_features"]
+    assert all(p.kind is not p.VAR_KEYWORD for p in parameters.values())
+    with pytest.raises(ValueError) as error:  # tracebacks name the metric
+        metric([0, 1], [0, 1, 1], sensitive_features=[0, 1])
+    assert name in [frame.name for frame in traceback.extract_tb(error.tb)]
+
+
+# four_fifths's warning used to point one frame above its caller
+@pytest.mark.parametrize(
+    "metric", [true_positive_rate_difference, equalized_odds_ratio, four_fifths]
+)
+def test_undefined_rate_warnings_point_at_the_caller(metric):
+    y_true = [0, 0, 1, 1, 1, 0]
+    y_pred = [1, 0, 1, 0, 1, 1]
+    groups = ["a", "a", "b", "b", "c", "c"]
+    weights = [1.0, 1.0, 0.0, 0.0, 1.0, 1.0]  # group b weighs nothing
+    with pytest.warns(UndefinedMetricWarning) as caught:
+        metric(
+            y_true,
+            y_pred,
+            sensitive_features=groups,
+            sample_weight=weights,
+            min_group_size=1,
+        )
+    assert {w.filename for w in caught} == {__file__}

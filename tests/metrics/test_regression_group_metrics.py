@@ -5,7 +5,11 @@ frequency weights: on the rows repeated by their weights), every closed-form
 interval against scipy's formulas.
 """
 
+import inspect
 import itertools
+import pickle
+import sys
+import traceback
 import warnings
 
 import numpy as np
@@ -13,6 +17,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+import skfair.metrics
 from skfair.metrics import (
     mean_absolute_error_difference,
     mean_residual_difference,
@@ -566,3 +571,26 @@ def test_a_difference_to_the_reference_with_a_group_under_ten_has_no_interval():
         == "fewer than 10 samples: no interval of the difference"
     )
     assert table.loc["1.0", "mae_lower"] >= 0.0  # an absolute error is never negative
+
+
+# -- the three gaps are one factory's functions (_regression._gap_function) ----------
+@pytest.mark.parametrize("metric", list(GAPS.values()), ids=lambda f: f.__name__)
+def test_each_gap_is_an_ordinary_function_under_its_public_name(metric):
+    name = metric.__name__
+    assert metric is getattr(skfair.metrics, name)
+    assert metric.__qualname__ == metric.__code__.co_name == name
+    assert getattr(sys.modules[metric.__module__], name) is metric
+    assert pickle.loads(pickle.dumps(metric)) is metric
+    assert metric.__doc__.startswith("Largest gap in ")
+    assert str(inspect.signature(metric)) == (
+        "(y_true, y_pred, *, sensitive_features, agg='max', "
+        "combine='intersection', sample_weight=None, min_group_size=None)"
+    )
+    with pytest.raises(ValueError) as error:  # tracebacks name the metric
+        metric([0.0, 1.0], [0.0, 1.0, 1.0], sensitive_features=[0, 1])
+    assert name in [frame.name for frame in traceback.extract_tb(error.tb)]
+    with pytest.warns(SmallGroupWarning) as caught:  # points at this file
+        metric(
+            [0.0, 1.0, 2.0, 3.0], [1.0, 1.0, 2.0, 2.0], sensitive_features=[0, 0, 1, 1]
+        )
+    assert caught[0].filename == __file__

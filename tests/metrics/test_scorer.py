@@ -323,6 +323,34 @@ def test_factories_take_every_option_of_their_metric(factory, metric):
 
 
 @pytest.mark.parametrize(
+    "factory",
+    [
+        make_mcdp_scorer,
+        make_abcc_scorer,
+        make_abpc_scorer,
+        make_delta_dp_scorer,
+        make_hfm_scorer,
+    ],
+)
+def test_factory_gives_its_scorer_every_argument_in_signature_order(factory):
+    # issue 26: the factories are written signatures under scorer_factory.
+    parameters = inspect.signature(factory).parameters
+    scorer = factory(sensitive="g", min_group_size=5)
+    assert list(scorer._params) == list(parameters)
+    assert scorer._params["sensitive"] == "g"
+    assert scorer._params["min_group_size"] == 5
+    for name, param in parameters.items():
+        if name not in ("sensitive", "min_group_size"):
+            assert scorer._params[name] is param.default, name
+    unknown = rf"{factory.__name__}\(\) got an unexpected keyword argument 'eps'"
+    with pytest.raises(TypeError, match=unknown):
+        factory(eps=0.1)
+    with pytest.raises(TypeError, match=rf"{factory.__name__}\(\) takes 0 positional"):
+        factory("g")
+    assert pickle.loads(pickle.dumps(factory)) is factory
+
+
+@pytest.mark.parametrize(
     ("factory", "options", "message"),
     [
         (make_mcdp_scorer, {"method": "aprox"}, "method must be"),
