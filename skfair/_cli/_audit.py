@@ -232,24 +232,27 @@ def _add_audit_arguments(parser):
         "with --score-prefix, or when --label has three or more classes and "
         "--score holds labels of them; said on stderr (default: auto)",
     )
-    group.add_argument(
-        "--threshold",
-        type=_auto_or(_real_type),
-        default="auto",
-        metavar="T",
-        help="decision threshold, decision = score >= T, in the scores' units "
-        "(a logit with --score-type logit; the target's with --task "
-        "regression) (default: auto, 0.5 for scores, none for a regressor)",
-    )
-    group.add_argument(
-        "--epsilon",
-        type=_auto_or(_positive_type),
-        default="auto",
-        metavar="E",
-        help="radius of the local MCDP(E) beside MCDP(0), in (0, 1) for "
-        "scores, in the target's units for a regressor (default: auto, 0.05 "
-        "for scores, 5%% of the predictions' range for a regressor)",
-    )
+    for flag, parse, metavar, meaning in (  # "auto" or a number
+        (
+            "--threshold",
+            _real_type,
+            "T",
+            "decision threshold, decision = score >= T, in the scores' units "
+            "(a logit with --score-type logit; the target's with --task "
+            "regression) (default: auto, 0.5 for scores, none for a regressor)",
+        ),
+        (
+            "--epsilon",
+            _positive_type,
+            "E",
+            "radius of the local MCDP(E) beside MCDP(0), in (0, 1) for "
+            "scores, in the target's units for a regressor (default: auto, 0.05 "
+            "for scores, 5%% of the predictions' range for a regressor)",
+        ),
+    ):
+        group.add_argument(
+            flag, type=_auto_or(parse), default="auto", metavar=metavar, help=meaning
+        )
     group.add_argument(
         "--score-type",
         choices=("probability", "logit", "margin"),

@@ -18,6 +18,21 @@ NO_CANDIDATE_ERROR = (
 TOLERANCE_ERROR = "tolerance must be a real number in (0, 1]; got {value!r}."
 
 
+def checked_real(value, ok, error):
+    """``float(value)`` for a real number (not a bool) that passes ``ok``.
+
+    Anything else raises a ValueError, ``error`` formatted with ``value``.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not ok(value):
+        raise ValueError(error.format(value=value))
+    return float(value)
+
+
+def check_tolerance(tolerance):
+    """``tolerance`` as a float in (0, 1]."""
+    return checked_real(tolerance, lambda t: 0 < t <= 1, TOLERANCE_ERROR)
+
+
 def tolerance_floor(best, tolerance):
     """The least performance within ``tolerance`` of ``best``.
 
@@ -87,15 +102,10 @@ class fairest_within:
     """
 
     def __init__(self, *, fairness, performance, tolerance=0.95):
-        if (
-            isinstance(tolerance, bool)
-            or not isinstance(tolerance, numbers.Real)
-            or not 0 < tolerance <= 1
-        ):
-            raise ValueError(TOLERANCE_ERROR.format(value=tolerance))
+        tolerance = check_tolerance(tolerance)
         self.fairness = fairness
         self.performance = performance
-        self.tolerance = float(tolerance)
+        self.tolerance = tolerance
 
     def __repr__(self):
         return (

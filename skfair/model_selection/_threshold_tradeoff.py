@@ -15,7 +15,6 @@ rightly at rate 0 (such groups are listed in the result).
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,7 +30,7 @@ from ..utils import (
     group_label_text,
     sensitive_groupings,
 )
-from ._selection import TOLERANCE_ERROR, tolerance_floor
+from ._selection import check_tolerance, checked_real, tolerance_floor
 from ._threshold_counts import (
     confusion_counts,
     measure_by_call,
@@ -353,7 +352,7 @@ def threshold_tradeoff(
     check_same_length(y, scores, first_name="y_true", second_name="y_score")
     weights = check_sample_weight_1d(sample_weight, n, against="y_score")
     check_min_group_size(min_group_size)
-    tolerance = _check_tolerance(tolerance)
+    tolerance = check_tolerance(tolerance)
     current = _check_current(current)
     name, measure = _check_performance(performance)
     groupings = sensitive_groupings(
@@ -393,23 +392,7 @@ def threshold_tradeoff(
 def _check_current(current):
     if current is None:
         return None
-    if (
-        isinstance(current, bool)
-        or not isinstance(current, numbers.Real)
-        or not np.isfinite(current)
-    ):
-        raise ValueError(CURRENT_ERROR.format(value=current))
-    return float(current)
-
-
-def _check_tolerance(tolerance):
-    if (
-        isinstance(tolerance, bool)
-        or not isinstance(tolerance, numbers.Real)
-        or not 0 < tolerance <= 1
-    ):
-        raise ValueError(TOLERANCE_ERROR.format(value=tolerance))
-    return float(tolerance)
+    return checked_real(current, np.isfinite, CURRENT_ERROR)
 
 
 def _check_performance(performance):

@@ -23,7 +23,7 @@ from sklearn.utils._param_validation import (  # no public equivalent
     StrOptions,
 )
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
-from sklearn.utils.validation import check_random_state, validate_data
+from sklearn.utils.validation import check_random_state, indexable, validate_data
 
 from ..utils import (
     SensitiveColumnsMixin,
@@ -55,6 +55,63 @@ REPAIR_PARAMETER_CONSTRAINTS = {
     "random_state": ["random_state"],
 }
 
+#: Docstring parts (:func:`~skfair.utils.fill_doc`) both post-processors
+#: share word for word.
+REPAIR_DOCS = {
+    "n_quantiles": """
+        n_quantiles : int, default=1000
+            Number of quantile levels, evenly spaced on [0, 1], at which every
+            group's quantile function is stored.
+    """,
+    "n_jobs_random_state": """
+        n_jobs : int, default=None
+            Number of jobs fitting the cross-validation clones in parallel.
+
+        random_state : int, RandomState instance or None, default=None
+            Seeds the hash used by ``ties="random"``.
+    """,
+    "group_attributes": """
+        groups_ : list
+            The group labels seen during fit (tuples with several sensitive
+            columns), in the order of the rows of ``quantiles_``.
+
+        left_out_groups_ : list
+            The groups seen during fit but left out by ``min_group_size``.
+
+        group_weights_ : ndarray of shape (n_groups,)
+            The groups' (weighted) proportions ``w_g``.
+
+        quantile_levels_ : ndarray of shape (n_quantiles,)
+            The levels at which the quantile functions are stored.
+    """,
+    "barycenter_": """
+        barycenter_ : ndarray of shape (n_quantiles,)
+            The barycentric quantile function ``Q̄``.
+    """,
+    "feature_attributes": """
+        n_features_in_ : int
+            Number of features seen during :term:`fit`.
+
+        feature_names_in_ : ndarray of shape (`n_features_in_`,)
+            Names of features seen during :term:`fit`, when ``X`` has string
+            column names.
+    """,
+    "fit_parameters": """
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights, passed to the estimator's ``fit`` and used in the
+            groups' quantiles and proportions.
+
+        **fit_params : dict
+            Further parameters of the estimator's ``fit``. With metadata
+            routing enabled, they (and ``sample_weight``) go where they are
+            requested, e.g. ``groups`` to a group-aware ``cv`` splitter.
+    """,
+    "fit_returns": """
+        self : object
+            The fitted post-processor.
+    """,
+}
+
 
 def check_fit_shape(estimator, X):
     """Store ``X``'s shape and names; refuse an ``X`` without rows or columns.
@@ -74,9 +131,10 @@ def check_fit_shape(estimator, X):
 class BarycentreRepairMixin(SensitiveColumnsMixin):
     """Groups, calibration, quantile tables and transport of the post-processors.
 
-    The subclass validates its target, names the estimator's method whose
-    scores are repaired, and calls :meth:`_fit_repair` in ``fit`` and
-    :meth:`_repair` on the deployed model's scores at predict time.
+    The subclass validates its target (``_check_fit_target``), names the
+    estimator's method whose scores are repaired (``_fit_response_method``),
+    calls :meth:`_fit_repair` in ``fit`` and :meth:`_repair` on the deployed
+    model's scores at predict time.
     """
 
     def _groups(self, X, *, fit=False):
@@ -100,16 +158,19 @@ class BarycentreRepairMixin(SensitiveColumnsMixin):
         except TypeError:
             return None
 
-    def _fit_repair(
-        self, X, y, *, grouping, sample_weight, fit_params, response_method, classes
-    ):
-        """Fit the deployed model and the groups' quantile tables.
+    def _fit_repair(self, X, y, sample_weight, fit_params):
+        """Validate the fit data, fit the deployed model and the tables.
 
-        Sets ``estimator_``, ``calibration_`` and the tables' attributes.
-        ``grouping`` is None when the sensitive labels could not be encoded
-        before the estimator saw ``X`` (they are encoded after it);
-        ``classes`` is None for a regressor.
+        Sets ``estimator_``, ``calibration_`` and the tables' attributes;
+        returns the estimator's method whose scores were repaired. The
+        groups are encoded before the estimator sees ``X``, or after it when
+        their labels are unhashable (the estimator's message comes first).
         """
+        X, y = indexable(check_not_lazy(X), y)
+        check_fit_shape(self, X)
+        y, classes, sample_weight = self._check_fit_target(X, y, sample_weight)
+        grouping = self._fit_groups_first(X)
+        response_method = self._fit_response_method()
         frozen = isinstance(self.estimator, FrozenEstimator)
         fit_params, split_params = route_fit_params(
             self, sample_weight=sample_weight, fit_params=fit_params, frozen=frozen
@@ -141,6 +202,7 @@ class BarycentreRepairMixin(SensitiveColumnsMixin):
         if frozen:
             self.calibration_ = "frozen"
         self._fit_tables(scores, grouping, weights)
+        return response_method
 
     def _fit_tables(self, scores, grouping, weights):
         """Store the groups' quantile tables and their barycentre."""
@@ -185,8 +247,13 @@ class BarycentreRepairMixin(SensitiveColumnsMixin):
         )
         return (1.0 - self.repair) * scores + self.repair * target
 
-    def _metadata_router(self):
-        """Route ``fit``'s metadata to the estimator's fit and the cv's split."""
+    def get_metadata_routing(self):
+        """Route ``fit``'s metadata to the estimator's ``fit`` and the cv's ``split``.
+
+        Returns
+        -------
+        routing : MetadataRouter
+        """
         return (
             MetadataRouter(owner=self)
             .add_self_request(self)

@@ -24,24 +24,15 @@ from sklearn.utils._param_validation import (  # no public equivalent
 )
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import (
-    assert_all_finite,
-    check_is_fitted,
-    column_or_1d,
-    indexable,
-)
+from sklearn.utils.validation import assert_all_finite, check_is_fitted, column_or_1d
 
 from ..utils import (
     check_binary_target,
     check_binary_y,
-    check_not_lazy,
     check_sample_weight_1d,
+    fill_doc,
 )
-from ._repair import (
-    REPAIR_PARAMETER_CONSTRAINTS,
-    BarycentreRepairMixin,
-    check_fit_shape,
-)
+from ._repair import REPAIR_DOCS, REPAIR_PARAMETER_CONSTRAINTS, BarycentreRepairMixin
 from ._response import has_response, positive_scores, resolve_response_method
 
 MULTICLASS_ERROR = (
@@ -57,6 +48,7 @@ MULTICLASS_ERROR = (
 )
 
 
+@fill_doc(REPAIR_DOCS)
 class ThresholdInvariantClassifier(
     BarycentreRepairMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
 ):
@@ -135,9 +127,7 @@ class ThresholdInvariantClassifier(
         refitted estimator's scores on its own training data (one fit; only
         for models that do not overfit).
 
-    n_quantiles : int, default=1000
-        Number of quantile levels, evenly spaced on [0, 1], at which every
-        group's quantile function is stored.
+    <n_quantiles>
 
     smoothing : float, default=10.0
         Pseudo-count of the pooled score distribution mixed into every
@@ -170,11 +160,7 @@ class ThresholdInvariantClassifier(
         barycentre), whatever ``unseen_group`` says. Fewer than two groups
         left is an error.
 
-    n_jobs : int, default=None
-        Number of jobs fitting the cross-validation clones in parallel.
-
-    random_state : int, RandomState instance or None, default=None
-        Seeds the hash used by ``ties="random"``.
+    <n_jobs_random_state>
 
     Attributes
     ----------
@@ -184,18 +170,7 @@ class ThresholdInvariantClassifier(
     classes_ : ndarray of shape (2,)
         The class labels; ``classes_[1]`` is the positive class.
 
-    groups_ : list
-        The group labels seen during fit (tuples with several sensitive
-        columns), in the order of the rows of ``quantiles_``.
-
-    left_out_groups_ : list
-        The groups seen during fit but left out by ``min_group_size``.
-
-    group_weights_ : ndarray of shape (n_groups,)
-        The groups' (weighted) proportions ``w_g``.
-
-    quantile_levels_ : ndarray of shape (n_quantiles,)
-        The levels at which the quantile functions are stored.
+    <group_attributes>
 
     quantiles_ : ndarray of shape (n_groups, n_quantiles)
         Every group's (smoothed) score quantile function ``Q_g``.
@@ -203,8 +178,7 @@ class ThresholdInvariantClassifier(
     pooled_quantiles_ : ndarray of shape (n_quantiles,)
         The quantile function of all fit scores pooled.
 
-    barycenter_ : ndarray of shape (n_quantiles,)
-        The barycentric quantile function ``Q̄``.
+    <barycenter_>
 
     calibration_ : {"oof", "in_sample", "frozen"}
         Which scores estimated ``F_g``: out-of-fold, the refitted model's own
@@ -217,12 +191,7 @@ class ThresholdInvariantClassifier(
     threshold_ : float
         The decision threshold used by :meth:`predict`.
 
-    n_features_in_ : int
-        Number of features seen during :term:`fit`.
-
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during :term:`fit`, when ``X`` has string
-        column names.
+    <feature_attributes>
 
     See Also
     --------
@@ -354,6 +323,7 @@ class ThresholdInvariantClassifier(
         # ThresholdInvariantClassifier.estimator is not validated yet
         prefer_skip_nested_validation=False
     )
+    @fill_doc(REPAIR_DOCS)
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the base classifier and estimate every group's score distribution.
 
@@ -365,33 +335,13 @@ class ThresholdInvariantClassifier(
         y : array-like of shape (n_samples,)
             Binary target (any two labels).
 
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights, passed to the estimator's ``fit`` and used in the
-            groups' quantiles and proportions.
-
-        **fit_params : dict
-            Further parameters of the estimator's ``fit``. With metadata
-            routing enabled, they (and ``sample_weight``) go where they are
-            requested, e.g. ``groups`` to a group-aware ``cv`` splitter.
+        <fit_parameters>
 
         Returns
         -------
-        self : object
-            The fitted post-processor.
+        <fit_returns>
         """
-        X, y = indexable(check_not_lazy(X), y)
-        y, classes, sample_weight = self._check_fit_data(X, y, sample_weight)
-        grouping = self._fit_groups_first(X)
-        response_method = resolve_response_method(self.estimator, self.response_method)
-        self._fit_repair(
-            X,
-            y,
-            grouping=grouping,
-            sample_weight=sample_weight,
-            fit_params=fit_params,
-            response_method=response_method,
-            classes=classes,
-        )
+        response_method = self._fit_repair(X, y, sample_weight, fit_params)
         self.classes_ = np.asarray(self.estimator_.classes_)
         self.response_method_ = response_method
         if self.threshold == "auto":
@@ -400,12 +350,11 @@ class ThresholdInvariantClassifier(
             self.threshold_ = float(self.threshold)
         return self
 
-    def _check_fit_data(self, X, y, sample_weight):
-        """Validate ``X``'s shape, ``y`` and ``sample_weight`` at fit.
+    def _check_fit_target(self, X, y, sample_weight):
+        """Validate ``y`` and ``sample_weight`` at fit.
 
         Returns ``(y, classes, sample_weight)``.
         """
-        check_fit_shape(self, X)
         y = column_or_1d(y, warn=True)
         if y.dtype.kind in "fc":
             assert_all_finite(y, input_name="y")
@@ -423,14 +372,12 @@ class ThresholdInvariantClassifier(
             )
         return y, classes, sample_weight
 
-    def get_metadata_routing(self):
-        """Route ``fit``'s metadata to the estimator's ``fit`` and the cv's ``split``.
+    def _fit_response_method(self):
+        """The estimator's method whose scores are repaired."""
+        return resolve_response_method(self.estimator, self.response_method)
 
-        Returns
-        -------
-        routing : MetadataRouter
-        """
-        return self._metadata_router()
+    # listed among this class's own methods (API docs and snapshot)
+    get_metadata_routing = BarycentreRepairMixin.get_metadata_routing
 
     def _repaired_scores(self, X):
         check_is_fitted(self)

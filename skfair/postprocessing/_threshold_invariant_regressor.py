@@ -24,23 +24,19 @@ from sklearn.utils.validation import (
     check_consistent_length,
     check_is_fitted,
     column_or_1d,
-    indexable,
 )
 
 from ..utils import (
-    check_not_lazy,
     check_sample_weight_1d,
     check_scores,
     columns_at,
+    fill_doc,
     resolve_columns,
 )
-from ._repair import (
-    REPAIR_PARAMETER_CONSTRAINTS,
-    BarycentreRepairMixin,
-    check_fit_shape,
-)
+from ._repair import REPAIR_DOCS, REPAIR_PARAMETER_CONSTRAINTS, BarycentreRepairMixin
 
 
+@fill_doc(REPAIR_DOCS)
 class ThresholdInvariantRegressor(
     BarycentreRepairMixin, RegressorMixin, MetaEstimatorMixin, BaseEstimator
 ):
@@ -112,9 +108,7 @@ class ThresholdInvariantRegressor(
         says which. "in_sample": always the refitted model's predictions on
         its own training data (one fit; only for models that do not overfit).
 
-    n_quantiles : int, default=1000
-        Number of quantile levels, evenly spaced on [0, 1], at which every
-        group's quantile function is stored.
+    <n_quantiles>
 
     smoothing : float, default=10.0
         Pseudo-count of the pooled distribution of predictions mixed into
@@ -145,29 +139,14 @@ class ThresholdInvariantRegressor(
         through the pooled CDF onto the barycentre. Fewer than two groups
         left is an error.
 
-    n_jobs : int, default=None
-        Number of jobs fitting the cross-validation clones in parallel.
-
-    random_state : int, RandomState instance or None, default=None
-        Seeds the hash used by ``ties="random"``.
+    <n_jobs_random_state>
 
     Attributes
     ----------
     estimator_ : estimator instance
         The fitted base regressor used at predict time.
 
-    groups_ : list
-        The group labels seen during fit (tuples with several sensitive
-        columns), in the order of the rows of ``quantiles_``.
-
-    left_out_groups_ : list
-        The groups seen during fit but left out by ``min_group_size``.
-
-    group_weights_ : ndarray of shape (n_groups,)
-        The groups' (weighted) proportions ``w_g``.
-
-    quantile_levels_ : ndarray of shape (n_quantiles,)
-        The levels at which the quantile functions are stored.
+    <group_attributes>
 
     quantiles_ : ndarray of shape (n_groups, n_quantiles)
         Every group's (smoothed) quantile function ``Q_g`` of the
@@ -176,20 +155,14 @@ class ThresholdInvariantRegressor(
     pooled_quantiles_ : ndarray of shape (n_quantiles,)
         The quantile function of all fit predictions pooled.
 
-    barycenter_ : ndarray of shape (n_quantiles,)
-        The barycentric quantile function ``Q̄``.
+    <barycenter_>
 
     calibration_ : {"oof", "in_sample", "frozen"}
         Which predictions estimated ``F_g``: out-of-fold, the refitted
         model's own on its training data, or the frozen estimator's on the
         data passed to :meth:`fit`.
 
-    n_features_in_ : int
-        Number of features seen during :term:`fit`.
-
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during :term:`fit`, when ``X`` has string
-        column names.
+    <feature_attributes>
 
     See Also
     --------
@@ -314,6 +287,7 @@ class ThresholdInvariantRegressor(
         # ThresholdInvariantRegressor.estimator is not validated yet
         prefer_skip_nested_validation=False
     )
+    @fill_doc(REPAIR_DOCS)
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the base regressor and estimate every group's distribution.
 
@@ -326,46 +300,28 @@ class ThresholdInvariantRegressor(
         y : array-like of shape (n_samples,)
             Real-valued target.
 
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights, passed to the estimator's ``fit`` and used in the
-            groups' quantiles and proportions.
-
-        **fit_params : dict
-            Further parameters of the estimator's ``fit``. With metadata
-            routing enabled, they (and ``sample_weight``) go where they are
-            requested, e.g. ``groups`` to a group-aware ``cv`` splitter.
+        <fit_parameters>
 
         Returns
         -------
-        self : object
-            The fitted post-processor.
+        <fit_returns>
         """
-        X, y = indexable(check_not_lazy(X), y)
-        check_fit_shape(self, X)
+        self._fit_repair(X, y, sample_weight, fit_params)
+        return self
+
+    def _check_fit_target(self, X, y, sample_weight):
+        """Validate ``y`` and ``sample_weight`` at fit: ``(y, None, sample_weight)``."""
         y = column_or_1d(y, warn=True)
         y = check_array(y, ensure_2d=False, dtype="numeric", input_name="y")
         check_consistent_length(X, y)
-        sample_weight = check_sample_weight_1d(sample_weight, y.shape[0])
-        grouping = self._fit_groups_first(X)
-        self._fit_repair(
-            X,
-            y,
-            grouping=grouping,
-            sample_weight=sample_weight,
-            fit_params=fit_params,
-            response_method="predict",
-            classes=None,
-        )
-        return self
+        return y, None, check_sample_weight_1d(sample_weight, y.shape[0])
 
-    def get_metadata_routing(self):
-        """Route ``fit``'s metadata to the estimator's ``fit`` and the cv's ``split``.
+    def _fit_response_method(self):
+        """The estimator's method whose scores are repaired."""
+        return "predict"
 
-        Returns
-        -------
-        routing : MetadataRouter
-        """
-        return self._metadata_router()
+    # listed among this class's own methods (API docs)
+    get_metadata_routing = BarycentreRepairMixin.get_metadata_routing
 
     def predict(self, X):
         """Repaired predictions.

@@ -49,16 +49,11 @@ from ._dask import audit_dask
 from ._facts import (
     AuditedData,
     AuditInputs,
-    Headline,
     Resampling,
     Settings,
     ThresholdPoint,
 )
-from ._headline import (
-    computed_metrics,
-    distribution_facts,
-    threshold_facts,
-)
+from ._headline import binary_headline, computed_metrics
 from ._multiclass import audit_multiclass
 from ._multiclass_inputs import multiclass_inputs, multiclass_settings
 from ._regression import (
@@ -421,7 +416,7 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
         tradeoff, advice = _tradeoff(inputs, sensitive_features, settings, compared)
     if X is not None:
         progress("HFM")
-    audited = audited_rows(compared, details)
+    near = None if margin else scores[audited_rows(compared, details)]
     return AuditReport(
         settings=settings,
         resampling=resampling,
@@ -430,12 +425,7 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
         references=references,
         metric_results=results,
         mcdp_details=details,
-        headline=Headline(
-            threshold_facts(groups, [g.name for g in compared], settings.threshold),
-            distribution_facts(
-                results, details, None if margin else scores[audited], settings.epsilon
-            ),
-        ),
+        headline=binary_headline(groups, compared, settings, results, details, near),
         tradeoff=tradeoff,
         advice=advice,
         hfm=_hfm(X, y, decisions, sensitive_features, settings.keep),

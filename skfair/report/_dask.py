@@ -22,8 +22,8 @@ from ..utils import (
 )
 from ._common import AUDIT_SCORE_REASON, metric_table
 from ._compute import audited_groupings, encode_labels, group_table
-from ._facts import AuditedData, Headline, MetricResult, Resampling
-from ._headline import distribution_facts, finish_metrics, threshold_facts
+from ._facts import AuditedData, MetricResult, Resampling
+from ._headline import binary_headline, finish_metrics
 from ._report import AuditReport
 
 _NAN = float("nan")
@@ -118,10 +118,7 @@ def audit_dask(y_true, y_score, *, sensitive_features, pos_label, settings, prog
         references=references,
         metric_results=results,
         mcdp_details=details,
-        headline=Headline(
-            threshold_facts(groups, [g.name for g in compared], settings.threshold),
-            distribution_facts(results, details, None, settings.epsilon),
-        ),
+        headline=binary_headline(groups, compared, settings, results, details, None),
     )
 
 

@@ -17,6 +17,15 @@ def plain(record):
     return None if record is None else dataclasses.asdict(record)
 
 
+class _MetricName:
+    """A metric's ``name``, which may end with an explanation in parentheses."""
+
+    @property
+    def short_name(self):
+        """The name without its explanation, e.g. ``"MCDP(0)"``."""
+        return self.name.split(" (")[0]
+
+
 @dataclass(frozen=True)
 class Settings:
     """What the audit was asked for, validated (and the positive label used).
@@ -105,7 +114,7 @@ class AuditInputs:
 
 
 @dataclass(frozen=True)
-class MetricDefinition:
+class MetricDefinition(_MetricName):
     """One metric of the report: its key, display name, function and arguments."""
 
     key: str
@@ -113,14 +122,9 @@ class MetricDefinition:
     metric: str
     params: dict = field(default_factory=dict)
 
-    @property
-    def short_name(self):
-        """The name without its explanation, e.g. ``"MCDP(0)"``."""
-        return self.name.split(" (")[0]
-
 
 @dataclass(frozen=True)
-class MetricResult:
+class MetricResult(_MetricName):
     """One metric's value, intervals, test and where it is attained.
 
     ``value`` is NaN and ``undefined_reason`` says why when the metric is
@@ -146,10 +150,6 @@ class MetricResult:
     untestable_reason: str | None = None
     pair: tuple | None = None
     pair_grouping: str | None = None
-
-    @property
-    def short_name(self):
-        return self.name.split(" (")[0]
 
     @property
     def defined(self):

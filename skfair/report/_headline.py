@@ -30,7 +30,7 @@ from ..metrics import abcc, abpc
 from ..utils import SMALL_GROUP_SIZE, group_label_text
 from ._common import FEW_POSITIVES, counted, report_metrics
 from ._compute import between_groups, check_metrics, metrics_table, rate_closeness
-from ._facts import DistributionFacts, GroupRate, RateGap, ThresholdFacts
+from ._facts import DistributionFacts, GroupRate, Headline, RateGap, ThresholdFacts
 
 _PAIR_FUNCTIONS = {"abcc": abcc, "abpc": abpc}
 _MATCH = 1e-9  # a pair "attains" the metric's value within this
@@ -179,6 +179,17 @@ def distribution_facts(results, details, scores, epsilon):
         epsilon=float(epsilon),
         share_near=share,
         local_value=float(by_key[f"mcdp@{epsilon:g}"].value),
+    )
+
+
+def binary_headline(groups, compared, settings, results, details, scores):
+    """A classifier's :class:`Headline`: at the threshold, then over all of them.
+
+    ``scores`` are those of the rows MCDP(0) compares (None: no share near it).
+    """
+    return Headline(
+        threshold_facts(groups, [g.name for g in compared], settings.threshold),
+        distribution_facts(results, details, scores, settings.epsilon),
     )
 
 

@@ -29,13 +29,7 @@ from ._explain import (
     read_with_care,
     small_group_notes,
 )
-from ._sentences import (
-    _listing,
-    _metric,
-    _verdict_sentences,
-    evidence,
-    interval_clause,
-)
+from ._sentences import _listing, _verdict_sentences, mcdp_clauses
 
 METRIC_HELP = (
     "Class k's rows compare the groups' distributions of the probability of "
@@ -159,23 +153,20 @@ def _by_class_sentence(facts):
 def _distribution_sentence(report):
     d, f = report.headline.distribution, _facts(report)
     key = f"mcdp[{_class_key(report, f.distribution_class)}]"
-    row = _metric(report, key)
-    interval = interval_clause(row)
+    interval, said = mcdp_clauses(report, key)
     pair = " vs ".join(d.groups)
     if f.prediction == "labels":
         return (
             f"On the predicted labels, class {f.distribution_class} has the largest "
             f"MCDP(0) = {d.value:.4f} ({pair}, {d.attribute}): the gap in the share "
-            f"predicted {f.distribution_class} over all groups{interval}; "
-            f"{evidence(report, row)}."
+            f"predicted {f.distribution_class} over all groups{interval}; {said}."
         )
     return (
         "Over all thresholds of a class's probability, the largest gap between "
         f"two groups' CDFs is that of class {f.distribution_class}: MCDP(0) = "
         f"{d.value:.4f} ({pair}, {d.attribute}): the shares of the two groups "
         f"whose probability of {f.distribution_class} is at most {d.score:.3g} "
-        f"differ by {100 * d.value:.1f} percentage points{interval}; "
-        f"{evidence(report, row)}."
+        f"differ by {100 * d.value:.1f} percentage points{interval}; {said}."
     )
 
 

@@ -37,8 +37,7 @@ from ._sentences import (
     _metric,
     _unclear_sentence,
     _verdict_sentences,
-    evidence,
-    interval_clause,
+    mcdp_clauses,
 )
 from ._tables import _group_name, _rate_cell
 
@@ -155,14 +154,13 @@ def _range_sentence(report, facts, gap):
 
 def _distribution_sentences(report):
     d = report.headline.distribution
-    row = _metric(report, "mcdp")
-    interval = interval_clause(row)
+    interval, said = mcdp_clauses(report)
     out = [
         f"Over all thresholds, the largest gap between two groups' prediction "
         f"CDFs is MCDP(0) = {d.value:.4f}, the Kolmogorov–Smirnov statistic: at "
         f"the prediction {format_target(d.score)}, the shares of {d.groups[0]} "
         f"and {d.groups[1]} predicted at most that differ by "
-        f"{100 * d.value:.1f} percentage points; {evidence(report, row)}{interval}."
+        f"{100 * d.value:.1f} percentage points; {said}{interval}."
     ]
     abcc = _metric(report, "abcc")
     if abcc.defined and math.isfinite(abcc.value) and abcc.pair is not None:

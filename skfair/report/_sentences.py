@@ -224,14 +224,19 @@ def interval_clause(row):
     return "" if method is None else f", {method} interval {format_interval(low, high)}"
 
 
+def mcdp_clauses(report, key="mcdp"):
+    """MCDP(0)'s :func:`interval_clause` and :func:`evidence` (metric ``key``)."""
+    row = _metric(report, key)
+    return interval_clause(row), evidence(report, row)
+
+
 def _distribution_sentences(report):
     d = report.headline.distribution
-    row = _metric(report, "mcdp")
-    interval = interval_clause(row)
+    interval, said = mcdp_clauses(report)
     out = [
         f"Over all thresholds, the largest gap between two groups' score CDFs "
         f"is MCDP(0) = {d.value:.4f} ({' vs '.join(d.groups)}, at the score "
-        f"{d.score:.3g}{interval}; {evidence(report, row)})."
+        f"{d.score:.3g}{interval}; {said})."
     ]
     if d.share_near is not None:
         near = abs(d.score - report.threshold) <= d.epsilon
