@@ -20,6 +20,18 @@ TEST_NAMES = {
     "permutation": "permutation",
 }
 
+
+def test_phrase(test):
+    """The reader's name of a test, or of one test per attribute.
+
+    Under ``combine="marginal"`` each attribute may take its own test:
+    ``"alexander-govern+welch"`` reads "Alexander–Govern and Welch tests".
+    """
+    parts = test.split("+")
+    names = " and ".join(TEST_NAMES[part] for part in parts)
+    return f"{names} test" if len(parts) == 1 else f"{names} tests"
+
+
 _INTERVAL_METHODS = {
     "welch": "Welch (normal theory for the gap in means, folded to its absolute "
     "value; Bonferroni over pairs of groups)",
@@ -315,7 +327,7 @@ def _metric_notes(report):
             )
         if r.untestable_reason is not None:
             out.append(
-                f"{r.name}: its {TEST_NAMES[r.test]} test is untestable here "
+                f"{r.name}: its {test_phrase(r.test)} is untestable here "
                 f"({r.untestable_reason})."
             )
     return out

@@ -23,7 +23,6 @@ from ._common import (
     format_ratio,
 )
 from ._explain import (
-    TEST_NAMES,
     compared_groups,
     decision_rule,
     group_caveats,
@@ -31,6 +30,7 @@ from ._explain import (
     methods,
     notes,
     read_with_care,
+    test_phrase,
 )
 
 __all__ = ["headline", "lead", "methods", "notes", "plain_summary"]
@@ -201,7 +201,7 @@ def evidence(report, result):
     """What a metric's test says, in words."""
     if result.untestable_reason is not None:
         return (
-            f"untestable here: its {TEST_NAMES[result.test]} test cannot decide "
+            f"untestable here: its {test_phrase(result.test)} cannot decide "
             f"({result.untestable_reason.split(':')[0]}; see the notes)"
         )
     if report.engine == "dask" or not math.isfinite(result.pvalue):
@@ -211,7 +211,7 @@ def evidence(report, result):
         strength = "unlikely to be noise"
     else:
         strength = "compatible with noise"
-    return f"{TEST_NAMES[result.test]} test p {shown_pvalue(result)}, {strength}"
+    return f"{test_phrase(result.test)} p {shown_pvalue(result)}, {strength}"
 
 
 def _metric(report, key):
@@ -348,8 +348,7 @@ def _verdict_sentences(report, noun="scores"):
 
     def cited(rs):
         return "; ".join(
-            f"{r.short_name} ({TEST_NAMES[r.test]} test, p {shown_pvalue(r)})"
-            for r in rs
+            f"{r.short_name} ({test_phrase(r.test)}, p {shown_pvalue(r)})" for r in rs
         )
 
     family = (

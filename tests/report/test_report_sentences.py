@@ -397,3 +397,30 @@ def test_the_verdict_takes_the_tests_together_with_holms_correction():
     assert "n_permutations >= 120" in text
     text = _held_back_sentence([_Result("ΔDP_c", 0.03)], 6, 0.05)
     assert "n_permutations" not in text
+
+
+def test_marginal_attributes_with_different_tests_are_named_together():
+    # combine="marginal" over a 3-group and a 2-group attribute: ΔDP_c takes
+    # Alexander-Govern on one and Welch on the other (Bonferroni-combined);
+    # the sentences name both (a KeyError before).
+    rng = np.random.default_rng(0)
+    n = 3000
+    s = pd.DataFrame(
+        {"a": rng.choice(["x", "y", "z"], n), "b": rng.choice(["u", "v"], n)}
+    )
+    y = rng.integers(0, 2, n)
+    p = np.clip(rng.normal(0.5 + 0.05 * (s["a"] == "x"), 0.2), 0, 1)
+    report = audit(
+        y,
+        p,
+        sensitive_features=s,
+        combine="marginal",
+        min_group_size=100,
+        n_resamples=49,
+        random_state=0,
+    )
+    delta = next(r for r in report.metric_results if r.key == "delta_dp")
+    assert delta.test == "alexander-govern+welch"
+    summary = " ".join(report.to_dict()["plain_summary"])
+    assert "ΔDP_c (Alexander–Govern and Welch tests, p" in summary
+    assert "Alexander–Govern and Welch tests" in report.to_markdown()
