@@ -222,6 +222,8 @@ class DistributionFacts:
     epsilon: float
     share_near: float | None
     local_value: float
+    small_group: tuple | None = None  # (label, size) when the worst pair has one
+    large_pair: tuple | None = None  # (MCDP(0), (a, b), class or None), groups >= 30
 
 
 @dataclass(frozen=True)

@@ -163,23 +163,76 @@ def threshold_facts(groups, compared_names, threshold):
     return min(candidates, key=severity)
 
 
-def distribution_facts(results, details, scores, epsilon):
-    """MCDP(0), where it is attained and the share of scores within ±ε of it."""
+def group_sizes(groups):
+    """``{(grouping, group text): size}`` from the report's group table."""
+    return {
+        (grouping, group): int(size)
+        for grouping, group, size in zip(
+            groups["grouping"], groups["group"], groups["size"]
+        )
+    }
+
+
+def distribution_facts(results, details, scores, epsilon, groups, per_class=None):
+    """MCDP(0), where it is attained and the share of scores within ±ε of it.
+
+    When the worst pair involves a group of fewer than ``SMALL_GROUP_SIZE``
+    samples (a one-person group's CDF is a single step, so its gap to any
+    group is large whatever the model does), the facts also name that group
+    and the largest MCDP(0) among the pairs of larger groups: over every
+    class of ``per_class`` (``{class: MCDPResult}``) when given.
+    """
     worst = details[0.0]
     by_key = {r.key: r for r in results}
     share = None
     if scores is not None:
         share = float(np.mean(np.abs(scores - worst.threshold) <= epsilon))
+    sizes = group_sizes(groups)
+    labels = tuple(group_label_text(g) for g in worst.groups)
+    pair_sizes = [sizes.get((worst.attribute, g), 0) for g in labels]
+    small_group = large = None
+    if min(pair_sizes) < SMALL_GROUP_SIZE:
+        k = int(np.argmin(pair_sizes))
+        small_group = (labels[k], pair_sizes[k])
+        tables = {None: worst} if per_class is None else per_class
+        large = max(
+            (
+                (*found, label)
+                for label, result in tables.items()
+                if (found := _largest_between_large_groups(result.pair_values, sizes))
+            ),
+            default=None,
+            key=lambda t: t[0],
+        )
     return DistributionFacts(
         value=float(by_key["mcdp"].value),
-        groups=tuple(group_label_text(g) for g in worst.groups),
+        groups=labels,
         attribute=worst.attribute,
         score=float(worst.threshold),
         higher_cdf_group=group_label_text(worst.higher_cdf_group),
         epsilon=float(epsilon),
         share_near=share,
         local_value=float(by_key[f"mcdp@{epsilon:g}"].value),
+        small_group=small_group,
+        large_pair=large,
     )
+
+
+def _largest_between_large_groups(pair_values, sizes):
+    """The largest ``(value, (a, b))`` over pairs of groups of 30 or more.
+
+    None when fewer than two groups have ``SMALL_GROUP_SIZE`` samples.
+    """
+    best = None
+    for (attribute, a, b), value in pair_values.items():
+        a, b = group_label_text(a), group_label_text(b)
+        if min(sizes.get((attribute, a), 0), sizes.get((attribute, b), 0)) < (
+            SMALL_GROUP_SIZE
+        ):
+            continue
+        if best is None or value > best[0]:
+            best = (float(value), (a, b))
+    return best
 
 
 def binary_headline(groups, compared, settings, results, details, scores):
@@ -189,7 +242,7 @@ def binary_headline(groups, compared, settings, results, details, scores):
     """
     return Headline(
         threshold_facts(groups, [g.name for g in compared], settings.threshold),
-        distribution_facts(results, details, scores, settings.epsilon),
+        distribution_facts(results, details, scores, settings.epsilon, groups),
     )
 
 
@@ -391,16 +444,10 @@ def finish_metrics(
         scores=scores,
         mean="mean_prediction" if settings.task == "regression" else "mean_score",
     )
-    sizes = {
-        (grouping, group): int(size)
-        for grouping, group, size in zip(
-            groups["grouping"], groups["group"], groups["size"]
-        )
-    }
     return mark_untestable(
         results,
         alpha=settings.alpha,
-        sizes=sizes,
+        sizes=group_sizes(groups),
         n_permutations=n_permutations,
         task=settings.task,
     )

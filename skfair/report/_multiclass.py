@@ -370,7 +370,12 @@ def audit_multiclass(data, sensitive_features, settings, resampling, progress):
     k = [str(c) for c in data.classes].index(worst)
     audited = audited_rows(compared, details)
     distribution = distribution_facts(
-        found, details, data.proba[audited, k], settings.epsilon
+        found,
+        details,
+        data.proba[audited, k],
+        settings.epsilon,
+        groups,
+        per_class={c: per_class[c][1][0.0] for c in per_class},
     )
     names = [g.name for g in compared]
     return AuditReport(

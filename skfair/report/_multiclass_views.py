@@ -29,7 +29,12 @@ from ._explain import (
     read_with_care,
     small_group_notes,
 )
-from ._sentences import _listing, _verdict_sentences, mcdp_clauses
+from ._sentences import (
+    _listing,
+    _verdict_sentences,
+    mcdp_clauses,
+    small_pair_sentence,
+)
 
 METRIC_HELP = (
     "Class k's rows compare the groups' distributions of the probability of "
@@ -203,7 +208,8 @@ def headline(report):
             "Without true labels (y_true), the TPR, FPR and confusion matrices "
             "are not available."
         )
-    return out + [_distribution_sentence(report)]
+    small = small_pair_sentence(report.headline.distribution)
+    return out + [_distribution_sentence(report)] + ([small] if small else [])
 
 
 # -- the plain summary -------------------------------------------------------------

@@ -451,7 +451,9 @@ def audit_regression(inputs, settings, resampling, progress):
         mcdp_details=details,
         headline=Headline(
             at_t,
-            distribution_facts(results, details, scores[audited], settings.epsilon),
+            distribution_facts(
+                results, details, scores[audited], settings.epsilon, groups
+            ),
             regression_facts(groups, compared, headline_grouping, scores, y, settings),
         ),
         inputs=inputs,

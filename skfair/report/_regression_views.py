@@ -38,6 +38,7 @@ from ._sentences import (
     _unclear_sentence,
     _verdict_sentences,
     mcdp_clauses,
+    small_pair_sentence,
 )
 from ._tables import _group_name, _rate_cell
 
@@ -162,6 +163,9 @@ def _distribution_sentences(report):
         f"and {d.groups[1]} predicted at most that differ by "
         f"{100 * d.value:.1f} percentage points; {said}{interval}."
     ]
+    small = small_pair_sentence(d)
+    if small:
+        out.append(small)
     abcc = _metric(report, "abcc")
     if abcc.defined and math.isfinite(abcc.value) and abcc.pair is not None:
         out.append(

@@ -230,6 +230,33 @@ def mcdp_clauses(report, key="mcdp"):
     return interval_clause(row), evidence(report, row)
 
 
+def small_pair_sentence(d):
+    """What MCDP(0)'s worst pair means when one of its groups is tiny, or None.
+
+    A group of a few samples has a CDF of a few steps, so its gap to any
+    other group is large whatever the model does; the sentence names it and
+    states the largest gap between groups of ``SMALL_GROUP_SIZE`` or more.
+    """
+    if d.small_group is None:
+        return None
+    label, n = d.small_group
+    text = (
+        f"That pair involves {label}, a group of {counted(n, 'person', 'people')}, "
+        "whose CDF has too few steps for the gap to say much about the model"
+    )
+    if d.large_pair is None:
+        return (
+            f"{text}; fewer than two groups have {SMALL_GROUP_SIZE} or more "
+            "samples, so no gap between larger groups can be stated."
+        )
+    value, (a, b), label = d.large_pair
+    where = "" if label is None else f", class {label}"
+    return (
+        f"{text}; between groups of {SMALL_GROUP_SIZE} or more the largest is "
+        f"MCDP(0) = {value:.4f} ({a} vs {b}{where})."
+    )
+
+
 def _distribution_sentences(report):
     d = report.headline.distribution
     interval, said = mcdp_clauses(report)
@@ -238,6 +265,9 @@ def _distribution_sentences(report):
         f"is MCDP(0) = {d.value:.4f} ({' vs '.join(d.groups)}, at the score "
         f"{d.score:.3g}{interval}; {said})."
     ]
+    small = small_pair_sentence(d)
+    if small:
+        out.append(small)
     if d.share_near is not None:
         near = abs(d.score - report.threshold) <= d.epsilon
         out.append(

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 from _report_texts import quiet_audit as _quiet_audit
 from _report_texts import texts as _texts
+from scipy import stats
 
 import skfair
 from skfair import audit
@@ -69,12 +70,16 @@ def test_a_single_person_is_too_few_to_tell(one_person):
 
 
 # -- (b) saturated permutation statistics ----------------------------------------------
+def tiny_groups_scores():
+    rng = np.random.default_rng(0)
+    return np.r_[rng.beta(2, 5, 150), rng.beta(4, 3, 150), rng.random(12)], rng
+
+
 @pytest.fixture(scope="module")
 def tiny_groups():
     """Two groups of 150 and six of 2: any two 2-person groups may not overlap."""
-    rng = np.random.default_rng(0)
     g = np.r_[np.repeat(["a", "b"], 150), np.repeat([f"t{k}" for k in range(6)], 2)]
-    s = np.r_[rng.beta(2, 5, 150), rng.beta(4, 3, 150), rng.random(12)]
+    s, rng = tiny_groups_scores()
     y = (rng.random(g.size) < s).astype(int)
     return _quiet_audit(y, s, sensitive_features=g, **FAST)
 
@@ -89,10 +94,17 @@ def test_a_saturated_test_is_untestable_not_compatible_with_noise(tiny_groups):
     everything = " ".join(out["headline"]["text"] + out["plain_summary"])
     assert "compatible with noise" not in everything
     assert "more than chance would explain" not in everything
-    assert (
-        "untestable here: its permutation test cannot decide (saturated"
-        in (out["headline"]["text"][-2])
-    )
+    over_all = next(t for t in out["headline"]["text"] if t.startswith("Over all"))
+    assert "untestable here: its permutation test cannot decide (saturated" in over_all
+    # the worst pair involves a 2-person group: the next sentence says so and
+    # gives the largest gap between the groups of 30 or more (a and b here)
+    after = out["headline"]["text"][out["headline"]["text"].index(over_all) + 1]
+    small = tiny_groups.headline.distribution.small_group
+    assert small[1] == 2 and f"involves {small[0]}, a group of 2 people" in after
+    g = np.r_[np.repeat(["a", "b"], 150), np.repeat([f"t{k}" for k in range(6)], 2)]
+    scores, _ = tiny_groups_scores()
+    ks = stats.ks_2samp(scores[g == "a"], scores[g == "b"]).statistic
+    assert f"the largest is MCDP(0) = {ks:.4f} (a vs b)." in after
     # the verdict follows the tests that can decide, and names them
     verdict = next(s for s in out["plain_summary"] if s.startswith("The groups differ"))
     assert "ΔDP_b at t = 0.5 (chi-square test, p < 0.001)" in verdict
@@ -314,7 +326,8 @@ def test_reference_text_with_the_separator():
 def test_one_format_per_quantity_and_no_repository_paths(tiny_groups):
     out, md, page = _texts(tiny_groups)
     mcdp = out["headline"]["distribution"]["value"]
-    assert f"MCDP(0) = {mcdp:.4f}" in out["headline"]["text"][-2]
+    over_all = next(t for t in out["headline"]["text"] if t.startswith("Over all"))
+    assert f"MCDP(0) = {mcdp:.4f}" in over_all
     assert f"| MCDP(0) (largest CDF gap) | {mcdp:.4f} |" in md
     assert "percentage points" not in " ".join(out["plain_summary"])
     assert "benchmarks/" not in md + page
@@ -424,3 +437,42 @@ def test_marginal_attributes_with_different_tests_are_named_together():
     summary = " ".join(report.to_dict()["plain_summary"])
     assert "ΔDP_c (Alexander–Govern and Welch tests, p" in summary
     assert "Alexander–Govern and Welch tests" in report.to_markdown()
+
+
+def test_a_one_person_pair_points_to_the_largest_gap_between_large_groups():
+    # multiclass: the worst pair of the worst class involves one person; the
+    # sentence gives the largest MCDP(0) between groups of 30 or more over
+    # every class (a brute force over classes and pairs, by ks_2samp)
+    rng = np.random.default_rng(0)
+    n = 900
+    g = rng.choice(["x", "y", "z"], n).astype(object)
+    g[0] = "solo"
+    proba = rng.dirichlet([1, 1, 1], n)
+    labels = rng.integers(0, 3, n)
+    report = _quiet_audit(
+        labels, proba, sensitive_features=g, task="multiclass", **FAST
+    )
+    best = max(
+        (stats.ks_2samp(proba[g == a, k], proba[g == b, k]).statistic, a, b, k)
+        for k in range(3)
+        for a, b in [("x", "y"), ("x", "z"), ("y", "z")]
+    )
+    d = report.headline.distribution
+    assert d.small_group == ("solo", 1)
+    value, pair, label = d.large_pair
+    assert math.isclose(value, best[0]) and pair == best[1:3]
+    assert label == str(best[3])
+    text = " ".join(_texts(report)[0]["headline"]["text"])
+    assert f"MCDP(0) = {best[0]:.4f} ({best[1]} vs {best[2]}, class {best[3]})." in text
+    # fewer than two groups of 30 or more: no gap between larger groups
+    small = np.r_[np.zeros(40, int), np.arange(1, 11).repeat(2)]
+    scores = rng.random(small.size)
+    report = _quiet_audit(
+        (rng.random(small.size) < scores).astype(int),
+        scores,
+        sensitive_features=small,
+        **FAST,
+    )
+    assert report.headline.distribution.large_pair is None
+    text = " ".join(_texts(report)[0]["headline"]["text"])
+    assert "fewer than two groups have 30 or more samples" in text
