@@ -130,8 +130,16 @@ def messy(task, y, pred, groups, resamples, check):
     )
     print("largest |report - pandas|:", check(rows, y, pred, groups))
     small = set(sizes.index[sizes < 30])
-    named = [g for g in small if f" {g} (n =" in " ".join(report["headline"]["text"])]
+    text = report["headline"]["text"]
+    named = [g for g in small if f" {g} (n =" in " ".join(text)]
     print(f"headline extremes that are groups under 30: {len(named)}")
+    mcdp = [t for t in text if "MCDP(0) =" in t]
+    pair = report["headline"]["distribution"]
+    if pair.get("small_group"):
+        # the worst MCDP(0) pair has a group under 30: the headline must say
+        # so and give the largest gap between groups of 30 or more
+        print("MCDP(0) pair with a group under 30:", pair["small_group"])
+        print("  said:", " / ".join(mcdp))
 
 
 def check_regression(rows, y, pred, groups):
