@@ -34,6 +34,12 @@ CLASSES_ERROR = (
     "classes must hold one distinct label per column of y_score ({n_columns}); "
     "got {classes!r}."
 )
+CLASS_COLUMNS_ERROR = (
+    "classes={classes!r} puts column names of the y_score frame ({columns}) "
+    "in other places, so a column would be labelled with another class; pass "
+    "classes in the frame's column order, or no classes (the columns name "
+    "the classes)."
+)
 CLASS_SCORES_ERROR = (
     "y_score of shape (n_samples, n_classes) is not supported by {what}; {fix}"
 )
@@ -81,14 +87,47 @@ def is_class_scores(y_score):
 
 
 def class_labels(y_score, classes, n_columns):
-    """The label of each column: ``classes``, a DataFrame's columns, or 0..K-1."""
+    """The label of each column: ``classes``, a DataFrame's columns, or 0..K-1.
+
+    ``classes`` that name a frame's columns in other places raise
+    :data:`CLASS_COLUMNS_ERROR` rather than relabel them (a frame whose
+    columns are the classes in another order is first put in the order of
+    ``classes`` by :func:`class_columns`).
+    """
+    columns = getattr(y_score, "columns", None)
     if classes is None:
-        columns = getattr(y_score, "columns", None)
         return tuple(range(n_columns)) if columns is None else tuple(columns)
+    labels = _distinct_labels(classes, n_columns)
+    if columns is not None:
+        names = tuple(columns)
+        if any(name in labels and name != label for name, label in zip(names, labels)):
+            raise ValueError(
+                CLASS_COLUMNS_ERROR.format(classes=list(labels), columns=list(names))
+            )
+    return labels
+
+
+def _distinct_labels(classes, n_columns):
+    """``classes`` as ``n_columns`` distinct labels, or :data:`CLASSES_ERROR`."""
     labels = tuple(np.asarray(classes, dtype=object).ravel().tolist())
     if len(labels) != n_columns or len(set(labels)) != n_columns:
         raise ValueError(CLASSES_ERROR.format(n_columns=n_columns, classes=classes))
     return labels
+
+
+def _by_name(y_score, classes, n_columns):
+    """The frame's columns in the order of ``classes`` when they are the classes.
+
+    ``y_score`` unchanged when it is not a frame, without ``classes``, or
+    when its column names are not the classes in another order.
+    """
+    columns = getattr(y_score, "columns", None)
+    if classes is None or columns is None:
+        return y_score
+    names, labels = list(columns), list(_distinct_labels(classes, n_columns))
+    if names == labels or len(set(names)) != n_columns or set(names) != set(labels):
+        return y_score
+    return y_score[[names[names.index(label)] for label in labels]]
 
 
 def class_columns(y_score, classes=None):
@@ -97,11 +136,13 @@ def class_columns(y_score, classes=None):
     Returns ``(columns, labels)``: one 1-D column per class (a pandas Series
     with the frame's index for a pandas DataFrame, so the metrics check it
     against the other inputs' index; a float array otherwise) and the
-    labels. NaN and infinities are left to the metrics' own error.
+    labels. A frame whose columns are ``classes`` in another order is read
+    by column name. NaN and infinities are left to the metrics' own error.
     """
     shape = score_shape(y_score)
     if shape[1] < 2:
         raise ValueError(PROBA_COLUMNS_ERROR.format(shape=shape, n_columns=shape[1]))
+    y_score = _by_name(y_score, classes, shape[1])
     labels = class_labels(y_score, classes, shape[1])
     if isinstance(y_score, pd.DataFrame):
         columns = [y_score.iloc[:, k] for k in range(shape[1])]

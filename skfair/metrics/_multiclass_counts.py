@@ -221,15 +221,18 @@ def _cells(keys, correct, weights, shape):
 def warn_undefined_rates(metric, counts, grouping, classes, *, stacklevel):
     """One UndefinedMetricWarning per class whose ``metric`` is undefined in a group.
 
-    ``stacklevel`` counts frames from the caller, as :func:`warnings.warn`.
+    A rate whose denominator does not depend on the class (the selection
+    rate: a group of total weight 0) is undefined in the same groups for
+    every class: one warning, naming no class. ``stacklevel`` counts frames
+    from the caller, as :func:`warnings.warn`.
     """
     condition = _CONDITIONS.get(metric.name)
+    if condition is None:
+        warn_undefined(metric, counts[:, 0], grouping.labels, stacklevel=stacklevel + 1)
+        return
     for k, cls in enumerate(classes):
-        metric_k = metric
-        if condition is not None:
-            metric_k = replace(metric, condition=condition.format(cls=cls))
         warn_undefined(
-            metric_k,
+            replace(metric, condition=condition.format(cls=cls)),
             counts[:, k],
             grouping.labels,
             name=f"{metric.name} of class {cls!r}",

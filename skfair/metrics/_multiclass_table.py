@@ -98,10 +98,11 @@ def multiclass_rate_table(
 
     Notes
     -----
-    Wilson's score interval stays within [0, 1] and keeps close to its
-    nominal coverage at rates near 0 or 1 and in small groups, where the
-    normal (Wald) interval collapses; it is the interval of the binary
-    rates of :class:`GroupMetricFrame` and of the audit.
+    Wilson's score interval stays within [0, 1] and keeps near its nominal
+    coverage in small groups and at rates near 0 or 1, where the normal
+    (Wald) interval collapses, though it dips below it at rates within
+    about ``1 / n`` of 0 or 1; it is the interval of the binary rates of
+    :class:`GroupMetricFrame` and of the audit.
 
     Examples
     --------

@@ -31,6 +31,7 @@ from skfair.metrics import (
 )
 from skfair.metrics._multiclass import (
     CLASS_AGG_ERROR,
+    CLASS_COLUMNS_ERROR,
     PROBA_COLUMNS_ERROR,
     PROBA_RANGE_ERROR,
 )
@@ -164,6 +165,33 @@ def test_dataframes_name_the_classes():
             frame.set_axis(frame.index + 1000),
             sensitive_features=pd.Series(groups),
         )
+
+
+def test_classes_read_a_frame_by_column_name():
+    pl = pytest.importorskip("polars")
+    proba, groups, _ = _data()
+    frame = pd.DataFrame(proba, columns=["High", "Low", "Medium"])
+    own = [mcdp(None, proba[:, k], sensitive_features=groups) for k in range(3)]
+    order = ["Low", "Medium", "High"]  # model.classes_ in another order
+    expected = [own[1], own[2], own[0]]
+    for y_score in (frame, pl.DataFrame(frame)):
+        got = per_class_values(None, y_score, sensitive_features=groups, classes=order)
+        assert got.index.tolist() == order and got.tolist() == expected
+        res = mcdp_details(None, y_score, sensitive_features=groups, classes=order)
+        assert {c: r.value for c, r in res.per_class.items()} == dict(
+            zip(order, expected)
+        )
+        assert res.value == max(own)
+        assert res.class_label == order[expected.index(res.value)]
+    # names that are not the frame's columns label the columns in order
+    got = per_class_values(None, frame, sensitive_features=groups, classes=list("abc"))
+    assert got.to_dict() == dict(zip("abc", own))
+    # a class named as another column would be a wrong label: an error
+    with pytest.raises(ValueError) as err:
+        mcdp(None, frame, sensitive_features=groups, classes=["Low", "High", "Mid"])
+    assert str(err.value) == CLASS_COLUMNS_ERROR.format(
+        classes=["Low", "High", "Mid"], columns=["High", "Low", "Medium"]
+    )
 
 
 def test_messy_groups_one_person_and_many_intersections():

@@ -533,6 +533,33 @@ def test_undefined_rate_warning_names_group_and_class_and_points_at_caller():
     assert value == pytest.approx(abs(15 / 30 - 8 / 15))
 
 
+def test_group_of_zero_weight_warns_once_for_the_selection_rate():
+    y_true, y_pred, groups, weights = _case(12, n_groups=3)
+    weights[groups == "g2"] = 0.0
+    with pytest.warns(UndefinedMetricWarning) as caught:
+        value = multiclass_selection_rate_difference(
+            y_true,
+            y_pred,
+            sensitive_features=groups,
+            sample_weight=weights,
+            min_group_size=1,
+        )
+    messages = [str(w.message) for w in caught]
+    assert messages == [
+        "selection_rate is undefined for 1 group(s) ('g2'): no sample with any "
+        "label, so the rate has no denominator; their value is NaN and they take "
+        "no part in a difference or ratio."
+    ]
+    kept = groups != "g2"
+    assert value == multiclass_selection_rate_difference(
+        y_true[kept],
+        y_pred[kept],
+        sensitive_features=groups[kept],
+        sample_weight=weights[kept],
+        min_group_size=1,
+    )
+
+
 def test_forty_eight_intersections_and_marginal():
     rng = np.random.default_rng(7)
     n = 2000
@@ -710,9 +737,28 @@ def test_table_weights_and_intersection_reference():
     cells = frame.agg("|".join, axis=1)
     brute = _crosstab_rates(y_true, y_pred, cells, CLASSES, weights)["selection_rate"]
     np.testing.assert_allclose(table["selection_rate"], brute.sort_index(), atol=1e-12)
-    # Kish's effective number of trials: the interval narrows with it
+    # the counts stay numbers of samples
     one = _quiet(multiclass_rate_table, y_true, y_pred, sensitive_features=frame)
     assert (table["size"] == one["size"]).all().all()
+    assert (table["n_true"] == one["n_true"]).all().all()
+    # Wilson's bounds with Kish's effective number of trials (sum w)^2 / sum w^2
+    z = stats.norm.isf(0.025)
+    for k in CLASSES:
+        positives = y_true == k
+        for cell in table.index:
+            mask = (frame["group"] == cell[0]).to_numpy() & (
+                frame["sex"] == cell[1]
+            ).to_numpy()
+            w = weights[mask & positives]
+            if w.size == 0:
+                continue
+            n_eff = w.sum() ** 2 / (w * w).sum()
+            p_hat = table.loc[cell, ("true_positive_rate", k)]
+            for bound in ("low", "high"):
+                p = table.loc[cell, (f"true_positive_rate_{bound}", k)]
+                assert (p_hat - p) ** 2 == pytest.approx(
+                    z * z * p * (1 - p) / n_eff, abs=1e-12
+                )
 
 
 # -- scorers -------------------------------------------------------------------------
@@ -775,7 +821,15 @@ def test_multiclass_metric_through_routed_sklearn_scorer():
 
 
 def test_make_rate_scorer_takes_the_multiclass_metrics():
-    make_rate_scorer(multiclass_selection_rate_difference, sensitive="g")
+    X, y = _three_class_problem()
+    model = LogisticRegression().fit(X, y)
+    scorer = make_rate_scorer(
+        multiclass_true_positive_rate_difference, sensitive="g", class_agg="mean"
+    )
+    expected = multiclass_true_positive_rate_difference(
+        y, model.predict(X), sensitive_features=X["g"], class_agg="mean"
+    )
+    assert expected > 0 and scorer(model, X, y) == -expected
 
 
 # -- the user guide page -------------------------------------------------------------
