@@ -15,7 +15,7 @@ from sklearn.utils._param_validation import (  # scikit-learn's own validation;
 from sklearn.utils.validation import check_random_state
 from threadpoolctl import threadpool_limits
 
-from skfair.utils import fill_doc
+from skfair.utils import fill_doc, user_stacklevel
 
 from ._base import PENALISED_DOCS, BaseFairPenalised, score_penalty
 from ._model_penalties import (
@@ -199,7 +199,7 @@ class _MLPTrainingMixin:
                 batch_size=self.batch_size,
             ),
             UserWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
 
     def _raw_score(self, features):

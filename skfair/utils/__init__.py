@@ -79,6 +79,7 @@ from ._groups import (
     codes_as_groups,
     drop_small_groups,
     resolve_privileged,
+    user_stacklevel,
 )
 from ._labels import group_label_text, parse_group_label
 from ._parallel import effective_n_threads, sort_in_place

@@ -24,20 +24,16 @@ NO_FEATURES_ERROR = (
 
 
 class SensitiveColumnsMixin:
-    """For estimators that read their groups from the ``sensitive`` columns of X."""
+    """For estimators that read their groups from the ``sensitive`` columns of X.
+
+    Also the checks of ``X`` that do not depend on the target (the binary
+    classifiers of :class:`BinaryDecisionMixin` and the in-processing
+    regressors use them alike).
+    """
 
     def _sensitive_columns(self, X):
         """The sensitive columns of ``X`` as a DataFrame (a hook for tests)."""
         return select_sensitive(X, self.sensitive)
-
-
-class BinaryDecisionMixin(SensitiveColumnsMixin):
-    """Input checks, ``predict_proba`` and ``predict`` of the binary classifiers.
-
-    Subclasses define ``decision_function`` and ``_proba_of_positive``, a
-    monotone map of the decision to the probability of ``classes_[1]`` that
-    takes 0 to 0.5.
-    """
 
     def _check_X_y(self, X, y, *, reset):
         """``validate_data`` of ``X`` (and ``y``) keeping any dtype and NaN.
@@ -84,6 +80,15 @@ class BinaryDecisionMixin(SensitiveColumnsMixin):
                 hint=hint,
             )
         )
+
+
+class BinaryDecisionMixin(SensitiveColumnsMixin):
+    """``predict_proba`` and ``predict`` of the binary classifiers.
+
+    Subclasses define ``decision_function`` and ``_proba_of_positive``, a
+    monotone map of the decision to the probability of ``classes_[1]`` that
+    takes 0 to 0.5.
+    """
 
     def predict_proba(self, X):
         """Class probabilities, a monotone map of :meth:`decision_function`.

@@ -11,6 +11,7 @@ privileged (:func:`resolve_privileged`).
 
 from __future__ import annotations
 
+import functools
 import numbers
 import os
 import sys
@@ -368,14 +369,29 @@ def user_stacklevel():
     called skfair, e.g. a scikit-learn scorer), whatever the depth of
     skfair's own calls. A fixed ``stacklevel`` cannot do this: the depth
     differs from metric to metric, and before Python 3.12 every list
-    comprehension is a frame of its own.
+    comprehension is a frame of its own. The frame of scikit-learn's
+    ``_fit_context`` wrapper of an skfair estimator's ``fit`` counts as
+    skfair's: the warning points at the user's ``fit`` call.
     """
     frame = sys._getframe(1)
     level = 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+    wrapper = _fit_wrapper_code()
+    while frame is not None and (
+        frame.f_code.co_filename.startswith(_PACKAGE_DIR) or frame.f_code is wrapper
+    ):
         frame = frame.f_back
         level += 1
     return level
+
+
+@functools.cache
+def _fit_wrapper_code():
+    """The code object of the wrapper that ``_fit_context`` puts around a fit."""
+    from sklearn.base import (  # skfair.utils is light: imported when needed
+        _fit_context,  # no public equivalent: skfair's estimators are wrapped by it
+    )
+
+    return _fit_context(prefer_skip_nested_validation=True)(lambda self: None).__code__
 
 
 def resolve_privileged(privileged, grouping):

@@ -210,6 +210,22 @@ def test_min_group_size_and_sample_weight(cls):
     assert np.isfinite(model.predict(X)).all()
 
 
+@pytest.mark.parametrize("cls", [MLP, LGBM])
+@pytest.mark.parametrize("value", [7.0, 1e6 + 0.1])
+def test_a_constant_target_is_not_rescaled_by_rounding_noise(cls, value):
+    # uneven weights: np.average leaves a deviation of 9e-16 (7.0) or 2e-10
+    # (1e6 + 0.1), which scaled the problem by up to 1e15; y_scale_ is 1.0
+    X, _, _ = _synthetic(300, 0)
+    weights = np.random.default_rng(0).uniform(0.1, 3.0, 300)
+    y = np.full(300, value)
+    y[:5] = -1.0  # samples of weight 0 are not part of the target
+    weights[:5] = 0.0
+    model = cls(sensitive=0, random_state=0, **FAST[cls])
+    model.fit(X, y, sample_weight=weights)
+    assert (model.y_mean_, model.y_scale_) == (value, 1.0)
+    assert np.abs(model.predict(X) - value).max() < 0.5
+
+
 # -- the penalties on real-valued predictions (domain=None) ----------------
 
 
