@@ -65,13 +65,22 @@ class RegressionData(NamedTuple):
 
 
 def prepare_regression(
-    y_true, y_pred, *, sensitive_features, sample_weight, combine, min_group_size
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    sample_weight,
+    combine,
+    min_group_size,
+    frequency_weights=False,
 ):
     """Validate a regression metric's inputs: one :class:`RegressionData` per grouping.
 
     Both targets and predictions must be finite reals of the same length;
     the groups follow :func:`~skfair.utils.sensitive_groupings` (at least
-    two, ``min_group_size``, the small-group warning).
+    two, ``min_group_size``, the small-group warning). With
+    ``frequency_weights`` (the intervals), the weights of the rows that any
+    grouping compares must be whole numbers (:data:`FREQUENCY_WEIGHT_ERROR`).
     """
     check_same_index(
         y_true=y_true,
@@ -91,6 +100,9 @@ def prepare_regression(
         against="y_pred",
         min_group_size=min_group_size,
     )
+    if frequency_weights and weights is not None:
+        used = np.logical_or.reduce([grouping.kept for grouping in groupings])
+        _check_whole(np.where(used, weights, 0.0))
     residual = pred - truth
     prepared = []
     for grouping in groupings:
@@ -117,10 +129,8 @@ def prepare_regression(
     return prepared
 
 
-def check_frequency_weights(weights):
+def _check_whole(weights):
     """Raise :data:`FREQUENCY_WEIGHT_ERROR` unless every weight is a whole number."""
-    if weights is None:
-        return
     bad = np.flatnonzero(weights != np.round(weights))
     if bad.size:
         raise ValueError(

@@ -13,10 +13,12 @@ deployed model and scores the training rows both ways;
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from sklearn import get_config
 from sklearn.base import clone
-from sklearn.model_selection import check_cv, cross_val_predict
+from sklearn.model_selection import PredefinedSplit, check_cv, cross_val_predict
 from sklearn.utils.metadata_routing import process_routing
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
@@ -142,6 +144,27 @@ def frozen_scores(estimator, X, *, classes, response_method):
     return positive_scores(getattr(estimator, response_method)(X), response_method)
 
 
+def stratified_folds(cv, y, *, strata, classifier):
+    """The splitter of the out-of-fold scores: ``cv``, or folds by stratum for an int.
+
+    An int (or None, 5) ``k`` deals the rows of every stratum (a group, or a
+    group and class) to the ``k`` folds in turn, in their order in ``X``, so
+    that every fold holds every group in proportion and each clone is fitted
+    on every group. Contiguous folds (:class:`~sklearn.model_selection.KFold`,
+    and :class:`~sklearn.model_selection.StratifiedKFold` by class) would,
+    on rows sorted by group, leave a group out of a clone's training rows,
+    and its out-of-fold scores would then not stand for the deployed
+    model's. Anything else (a splitter, an iterable, too few rows, or no
+    ``strata``) goes through :func:`~sklearn.model_selection.check_cv`.
+    """
+    n_splits = 5 if cv is None else cv
+    if strata is None or not isinstance(n_splits, Integral) or strata.size < n_splits:
+        return check_cv(cv, y, classifier=classifier)
+    test_fold = np.empty(strata.shape[0], dtype=np.intp)
+    test_fold[np.argsort(strata, kind="stable")] = np.arange(strata.shape[0]) % n_splits
+    return PredefinedSplit(test_fold)
+
+
 def fit_deployed(
     estimator,
     X,
@@ -154,6 +177,7 @@ def fit_deployed(
     split_params,
     n_jobs,
     classifier=True,
+    strata=None,
 ):
     """Fit the deployed model; score the training rows with it and out-of-fold.
 
@@ -174,8 +198,11 @@ def fit_deployed(
     n_jobs : int or None
         Jobs fitting the cross-validation clones.
     classifier : bool, default=True
-        Whether an int ``cv`` means stratified folds (a classifier) or plain
-        :class:`~sklearn.model_selection.KFold` (a regressor).
+        Whether ``cv`` is checked as a classifier's (stratified by class).
+    strata : ndarray of int of shape (n_samples,) or None, default=None
+        Each row's stratum (its group, and class for a classifier): an int
+        ``cv`` then gives folds holding every stratum in proportion
+        (:func:`stratified_folds`).
 
     Returns
     -------
@@ -193,7 +220,7 @@ def fit_deployed(
             clone(estimator),
             X,
             y,
-            cv=check_cv(cv, y, classifier=classifier),
+            cv=stratified_folds(cv, y, strata=strata, classifier=classifier),
             method=response_method,
             n_jobs=n_jobs,
             params={**fit_params, **split_params},

@@ -128,6 +128,15 @@ def check_fit_shape(estimator, X):
             )
 
 
+def _strata(grouping, y, classes):
+    """Each row's group, and class for a classifier (None without groups yet)."""
+    if grouping is None:
+        return None
+    if classes is None:
+        return grouping.codes
+    return 2 * grouping.codes + (y == classes[1])
+
+
 class BarycentreRepairMixin(SensitiveColumnsMixin):
     """Groups, calibration, quantile tables and transport of the post-processors.
 
@@ -193,6 +202,7 @@ class BarycentreRepairMixin(SensitiveColumnsMixin):
                 split_params=split_params,
                 n_jobs=self.n_jobs,
                 classifier=is_classifier(self),
+                strata=_strata(grouping, y, classes),
             )
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         self._hash_seed = int(seed)

@@ -102,9 +102,11 @@ class ThresholdInvariantClassifier(
     cv : int, cross-validation generator or iterable, default=5
         How the out-of-fold scores that estimate ``F_g`` are produced (with
         ``calibration="oof"``, by
-        :func:`~sklearn.model_selection.cross_val_predict`): an int gives a
-        :class:`~sklearn.model_selection.StratifiedKFold` on ``y``; a splitter
-        or iterable must put every sample in exactly one test fold.
+        :func:`~sklearn.model_selection.cross_val_predict`): an int ``k``
+        deals the rows of every group and class to ``k`` folds in turn, so
+        that each clone is fitted on every group (contiguous folds would
+        leave a group out on rows sorted by group); a splitter or iterable
+        must put every sample in exactly one test fold.
 
     threshold : "auto" or float, default="auto"
         Decision threshold on the repaired scores used by :meth:`predict`

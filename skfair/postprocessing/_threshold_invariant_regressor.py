@@ -94,9 +94,11 @@ class ThresholdInvariantRegressor(
     cv : int, cross-validation generator or iterable, default=5
         How the out-of-fold predictions that estimate ``F_g`` are produced
         (with ``calibration="oof"``, by
-        :func:`~sklearn.model_selection.cross_val_predict`): an int gives a
-        :class:`~sklearn.model_selection.KFold`; a splitter or iterable must
-        put every sample in exactly one test fold.
+        :func:`~sklearn.model_selection.cross_val_predict`): an int ``k``
+        deals the rows of every group to ``k`` folds in turn, so that each
+        clone is fitted on every group (contiguous folds would leave a group
+        out on rows sorted by group); a splitter or iterable must put every
+        sample in exactly one test fold.
 
     calibration : {"oof", "in_sample"}, default="oof"
         Which predictions estimate ``F_g``. "oof": out-of-fold predictions of
