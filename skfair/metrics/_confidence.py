@@ -224,7 +224,10 @@ def metric_confidence_interval(
         need [0, 1] check it). "logit": mapped through the sigmoid
         (:func:`scipy.special.expit`) first, and a ΔDP_b ``threshold`` in
         ``metric_params`` is in logit units (mapped too); the result is
-        that of the mapped probabilities. "margin" (e.g.
+        that of the mapped probabilities (MCDP(0) and ΔDP_b, which depend
+        on the scores' order only, are computed on the logits themselves:
+        the same values, without the ties of logits above 36.7, all 1.0
+        once mapped in floating point). "margin" (e.g.
         ``decision_function``): kept on their own scale for MCDP(0), ABCC
         and ΔDP (ABCC and ΔDP_c are then in margin units), and for MCDP(ε)
         and ABPC given a ``domain`` other than ``(0.0, 1.0)`` in

@@ -354,7 +354,9 @@ def abpc(
             kde_bandwidth(x, w, bw_method, label=grouping.labels[g])
             for g, (x, w) in enumerate(samples)
         ]
-        observed = scores if weights is None else scores[weights > 0]
+        observed = scores  # for domain=None, the range of positive weights
+        if domain is None and weights is not None:
+            observed = scores[weights > 0]
         grid = kde_grid(domain, observed, bandwidths, n_points)
         densities = []
         for (x, w), bandwidth in zip(samples, bandwidths):

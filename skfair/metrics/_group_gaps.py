@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-from ..utils import resolve_privileged
+from ..utils import resolve_privileged, user_stacklevel
 from ._dask import dask_dispatch
 from ._rate_factory import published
 from ._rates import binary_group_inputs
@@ -72,7 +72,7 @@ def _gap(metric, truth, pred, weights, grouping, privileged):
                     metric=metric, group=group, condition=condition_text, rate=rate
                 ),
                 UndefinedMetricWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),  # the Dask dispatcher is a frame too
             )
             return np.nan
         rates.append(weights[numerator & condition & mask].sum() / total)

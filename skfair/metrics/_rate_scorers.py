@@ -12,6 +12,7 @@ skfair scorers (``_scorer.py``): ``sensitive=`` columns of ``X`` or routed
 from __future__ import annotations
 
 import numpy as np
+from sklearn.base import is_regressor
 
 from ..utils import fill_doc
 from . import _multiclass_rates, _rates
@@ -49,6 +50,12 @@ MULTICLASS_ONLY_ERROR = (
 BINARY_ONLY_ERROR = (
     "{option} applies to the binary rate metrics only; the multiclass_* "
     "metrics compare every class ({option}={value!r} with metric={metric!r})."
+)
+RATE_REGRESSOR_ERROR = (
+    "make_rate_scorer scores a classifier's hard predictions (rates of "
+    "predicted classes); {estimator} is a regressor. Score a regressor's "
+    "predictions with make_mcdp_scorer, make_abcc_scorer, make_abpc_scorer "
+    "or make_delta_dp_scorer."
 )
 _PROBE_PRED = np.array([0, 1, 1, 1, 0, 1])
 
@@ -100,6 +107,12 @@ class _RateScorer(_FairnessScorer):
         super()._probe({k: v for k, v in kwargs.items() if k != "labels"})
 
     def _response(self, estimator, X):
+        # a regressor's real-valued predictions are no labels (cast to int8
+        # against y == None they gave a confident, meaningless rate gap)
+        if is_regressor(estimator):
+            raise TypeError(
+                RATE_REGRESSOR_ERROR.format(estimator=type(estimator).__name__)
+            )
         if self._multiclass_labels:  # the predicted labels, every class
             return np.asarray(estimator.predict(X)), None
         return super()._response(estimator, X)

@@ -2,7 +2,10 @@
 
 ``"probability"`` (the default) takes scores as they are; ``"logit"`` maps
 them through the sigmoid (:func:`scipy.special.expit`) first, a ΔDP_b
-``threshold`` too (it is given in logit units); ``"margin"`` keeps their
+``threshold`` too (it is given in logit units), except for the metrics that
+depend only on the scores' order (MCDP(0), ΔDP_b), computed on the logits
+themselves: in floating point the sigmoid ties every logit above 36.7 at
+1.0, which would hide their differences; ``"margin"`` keeps their
 scale, and refuses the metrics that need scores in [0, 1] (ABPC and MCDP(ε)
 with ε > 0 on their default ``domain=(0.0, 1.0)``, ABCC with
 ``method="grid"``, the DKW interval of ABCC and ΔDP_c) rather than compute
@@ -73,13 +76,22 @@ def _is_unit_domain(domain):
         return False
 
 
+def _order_only(metric, options):
+    """Whether the metric depends on the scores' order only: MCDP(0), ΔDP_b."""
+    if metric == "mcdp":
+        return not options.get("epsilon")
+    return metric == "delta_dp" and options.get("threshold") is not None
+
+
 def scores_for(y_score, metric, metric_params, score_type, dkw=False):
     """``(y_score, metric_params)`` as the metrics take them for ``score_type``.
 
     Probabilities are checked against [0, 1] when the metric needs it, the
     error naming ``score_type``; logits are checked finite and mapped
-    through the sigmoid, with a ΔDP_b threshold; margins are returned as
-    they are, after refusing a metric that needs [0, 1].
+    through the sigmoid (but for MCDP(0) and ΔDP_b, whose values and
+    intervals the sigmoid, increasing, leaves unchanged, and which a
+    rounded sigmoid's ties would change); margins are returned as they
+    are, after refusing a metric that needs [0, 1].
     """
     score_type = check_score_type(score_type)
     options = dict(metric_params or {})
@@ -95,6 +107,8 @@ def scores_for(y_score, metric, metric_params, score_type, dkw=False):
             )
         return y_score, metric_params
     check_scores(y_score)  # an infinite logit would map to 0 or 1 unseen
+    if _order_only(metric, options):  # the same on logits, which stay apart
+        return y_score, metric_params
     if options.get("threshold") is not None:
         options["threshold"] = float(expit(float(options["threshold"])))
     return expit(y_score), options

@@ -144,6 +144,15 @@ def test_no_positive_prediction_in_a_group_warns_and_gives_nan():
     assert np.isnan(got)
 
 
+@pytest.mark.parametrize("gap", [equal_opportunity_gap, predictive_quality_parity_gap])
+def test_undefined_gap_warning_points_at_the_caller(gap):
+    # it pointed at the Dask dispatcher's wrapper (skfair/metrics/_dask)
+    y, yhat = [0, 0, 0, 0, 1, 0], [0, 0, 0, 0, 1, 1]
+    with pytest.warns(UndefinedMetricWarning) as caught:
+        gap(y, yhat, sensitive_features=[1, 1, 1, 1, 0, 0], privileged=1)
+    assert {w.filename for w in caught} == {__file__}
+
+
 def test_string_labels_and_pos_label():
     y = np.where(np.array(Y_TRUE) == 1, "yes", "no")
     yhat = np.where(np.array(Y_PRED) == 1, "yes", "no")

@@ -765,3 +765,30 @@ def test_huge_weights_give_the_unit_weight_interval(metric):
     )
     assert np.isfinite([huge.low, huge.high]).all()
     np.testing.assert_allclose([huge.low, huge.high], [unit.low, unit.high], rtol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("metric", "params"), [("mcdp", None), ("delta_dp", {"threshold": 42.0})]
+)
+def test_logits_the_sigmoid_rounds_to_one_stay_apart(metric, params):
+    # expit(40) == expit(45) == 1.0 in floating point: mapped, the two groups'
+    # logits tied and their KS gap (and the rate gap at 42) vanished
+    rng = np.random.default_rng(3)
+    logits = np.r_[np.full(60, 40.0), np.full(60, 45.0), rng.normal(size=120)]
+    groups = np.r_[np.zeros(60, int), np.ones(60, int), rng.integers(0, 2, 120)]
+    assert expit(40.0) == expit(45.0) == 1.0
+    common = {"sensitive_features": groups, "metric": metric, "metric_params": params}
+    on_logits = (mcdp if metric == "mcdp" else delta_dp)(
+        None, logits, sensitive_features=groups, **(params or {})
+    )
+    ci = metric_confidence_interval(
+        None, logits, **common, n_resamples=99, random_state=0, score_type="logit"
+    )
+    assert ci.estimate == on_logits
+    assert ci == metric_confidence_interval(
+        None, logits, **common, n_resamples=99, random_state=0, score_type="margin"
+    )
+    test = disparity_test(
+        None, logits, **common, n_resamples=99, random_state=0, score_type="logit"
+    )
+    assert test.statistic == on_logits > 0.4

@@ -1,12 +1,13 @@
 """make_rate_scorer: the fairlearn-style rate metrics as scikit-learn scorers."""
 
 import pickle
+import re
 
 import numpy as np
 import pandas as pd
 import pytest
 import sklearn
-from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 
 from skfair.metrics import (
@@ -17,7 +18,7 @@ from skfair.metrics import (
     make_rate_scorer,
     true_positive_rate_difference,
 )
-from skfair.metrics._rate_scorers import RATE_SCORER_METRICS
+from skfair.metrics._rate_scorers import RATE_REGRESSOR_ERROR, RATE_SCORER_METRICS
 from skfair.model_selection import fairest_within
 
 CV = KFold(3, shuffle=True, random_state=0)
@@ -164,3 +165,16 @@ def test_demographic_parity_difference_matches_on_array_columns():
     )
     scorer = make_rate_scorer("demographic_parity_difference", sensitive=1)
     assert scorer(model, Xa, y) == -expected
+
+
+@pytest.mark.parametrize(
+    "name", ["demographic_parity_difference", "multiclass_selection_rate_difference"]
+)
+def test_a_regressor_is_refused(name):
+    # a regressor fitted to 0/1 labels (a linear probability model) predicts
+    # reals: they were cast to int8 against y == None and gave a number
+    X, y = data()
+    model = LinearRegression().fit(X, y)
+    message = RATE_REGRESSOR_ERROR.format(estimator="LinearRegression")
+    with pytest.raises(TypeError, match=re.escape(message)):
+        make_rate_scorer(name, sensitive="g")(model, X, y)
