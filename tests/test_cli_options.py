@@ -539,3 +539,63 @@ def test_out_of_range_scores_name_score_type_option(frame, tmp_path, capsys):
         ["audit", "--dataset", "ricci", "--score-type", "logit", "--output", "r.html"],
     )
     assert "--score-type" in err and "--predictions" in err
+
+
+# --task multiclass with --score ----------------------------------------------
+@pytest.fixture
+def classes_csv(tmp_path):
+    rng = np.random.default_rng(2)
+    n = 300
+    truth = rng.choice(["Low", "Medium", "High"], n)
+    predicted = np.where(rng.random(n) < 0.6, truth, rng.choice(["Low", "High"], n))
+    frame = pd.DataFrame(
+        {
+            "pred": predicted,
+            "proba": rng.random(n),
+            "risk": truth,
+            "sex": np.repeat(["f", "m"], n // 2),
+        }
+    )
+    return _write(frame, tmp_path), frame
+
+
+def test_task_multiclass_with_a_label_column(classes_csv, tmp_path):
+    """Before, ``--task multiclass --score COL`` crashed with a KeyError."""
+    path, frame = classes_csv
+    out = tmp_path / "r.json"
+    argv = ["audit", "--predictions", path, "--score", "pred", "--label", "risk"]
+    argv += ["--sensitive", "sex", "--task", "multiclass", *FAST]
+    assert main([*argv, "--output", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["summary"]["task"] == "multiclass"
+    rows = pd.DataFrame(report["groups"]).set_index(["group", "class"])
+    expected = pd.crosstab(frame["sex"], frame["pred"], normalize="index").stack()
+    for key, value in expected.items():
+        assert rows.loc[key, "selection_rate"] == pytest.approx(value)
+
+
+def test_task_multiclass_refuses_a_score_column(classes_csv, tmp_path, capsys):
+    path, _ = classes_csv
+    argv = ["audit", "--predictions", path, "--score", "proba", "--label", "risk"]
+    argv += ["--sensitive", "sex", "--task", "multiclass"]
+    line = _error(capsys, [*argv, "--output", str(tmp_path / "r.json")])
+    assert "a fraction, not a class label" in line
+
+
+def test_score_prefix_implies_multiclass_without_labels(tmp_path):
+    """Before, without --label the task was detected as binary and refused."""
+    rng = np.random.default_rng(5)
+    proba = rng.dirichlet([1, 1, 1], 200)
+    frame = pd.DataFrame(proba, columns=["p_Low", "p_Medium", "p_High"])
+    frame["sex"] = np.repeat(["f", "m"], 100)
+    out = tmp_path / "r.json"
+    argv = ["audit", "--predictions", _write(frame, tmp_path), "--score-prefix"]
+    argv += ["p_", "--sensitive", "sex", *FAST, "--output", str(out)]
+    assert main(argv) == 0
+    report = json.loads(out.read_text())
+    assert report["summary"]["task"] == "multiclass"
+    predicted = np.array(["Low", "Medium", "High"])[proba.argmax(axis=1)]
+    rows = pd.DataFrame(report["groups"]).set_index(["group", "class"])
+    expected = pd.crosstab(frame["sex"], predicted, normalize="index").stack()
+    for key, value in expected.items():
+        assert rows.loc[key, "selection_rate"] == pytest.approx(value)

@@ -120,3 +120,15 @@ def test_dataset_is_a_classifier_demo(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main([*argv, "--output", str(tmp_path / "r.html")])
     assert "--task regression applies to --predictions" in capsys.readouterr().err
+
+
+def test_given_binary_task_is_obeyed(csv, tmp_path, capsys):
+    """``--task binary`` on a regressor's numbers: refused, not audited as regression.
+
+    Before, the task was not passed on and the audit detected a regression.
+    """
+    with pytest.raises(SystemExit) as exit_info:
+        _run(csv, tmp_path, "--label", "amount", "--task", "binary")
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "y_score must lie in [0, 1]" in err and "task detected" not in err

@@ -400,17 +400,19 @@ def check_binary_ranges(args, parser):
 
 
 def _check_task(args, parser, y_true, y_score):
-    """The task (detected unless given), said on stderr when detected."""
+    """``(task, reason)``: given, implied by --score-prefix, or detected (said)."""
     from skfair.report import detect_task
 
     task, reason = detect_task(
         y_true, y_score, None if args.task == "auto" else args.task
     )
+    if args.score_prefix is not None and task != "multiclass":
+        task, reason = "multiclass", None  # class probabilities: implied
     if task == "binary":
         check_binary_ranges(args, parser)
     elif reason is not None:
         say_line(f"skfair audit: task detected: {task} ({reason})")
-    return task
+    return task, reason
 
 
 def _check_bins(args, parser, sensitive_columns):
@@ -421,7 +423,7 @@ def _check_bins(args, parser, sensitive_columns):
 
 def _load_predictions(args, kind, parser):
     kind, columns = kind
-    if columns or args.task == "multiclass":
+    if columns:  # --score-prefix
         loaded = load_multiclass(args, kind, columns, parser)
         return *loaded, None, args.predictions
     wanted = [args.score, *args.sensitive] + ([args.label] if args.label else [])
@@ -449,19 +451,20 @@ def _load_predictions(args, kind, parser):
     return y_true, y_score, frame[args.sensitive], None, args.predictions
 
 
-def _audit_options(args, y_true, sensitive, sizes, progress, task="binary"):
+def _audit_options(args, y_true, sensitive, sizes, progress, task=("binary", None)):
     """The keyword arguments of ``audit`` that the options decide.
 
-    ``progress=`` and ``reference=`` are passed only to an ``audit`` that
-    takes them.
+    ``task``: :func:`_check_task`'s; passed unless detected (the audit then
+    says so). ``progress=`` and ``reference=`` only to an ``audit`` taking them.
     """
     from skfair.report import audit
 
     accepted = inspect.signature(audit).parameters
+    task, reason = task
     options = {"pos_label": None}
+    if reason is None:
+        options["task"] = task
     if task in ("regression", "multiclass"):
-        if task == "regression" or args.task != "auto" or y_true is None:
-            options["task"] = task  # else the audit detects it and says so
         if args.pos_label is not None:
             raise ValueError(
                 POS_LABEL_REGRESSION_ERROR

@@ -71,6 +71,12 @@ AUDIT_SCORE_TYPE_REASON = (
     "(--score-type) for raw scores, or task='regression' (--task) for a "
     "regressor's predictions"
 )
+AUDIT_BINARY_LABELS_REASON = (
+    "the audit of a binary classifier (three or more classes: pass "
+    "task='multiclass' (--task) with y_score a probability matrix, e.g. "
+    "predict_proba(X), or predicted labels; a regressor's targets: "
+    "task='regression')"
+)
 AUDIT_DASK_SCORE_TYPE_ERROR = (
     "score_type={value!r} is not supported on Dask collections: map the "
     "scores to probabilities first (e.g. with scipy.special.expit over the "
@@ -367,14 +373,19 @@ def audit(
         return audit_multiclass(
             data, sensitive_features, settings, resampling, progress
         )
-    y, pos_label = (
-        (None, None) if y_true is None else encode_labels(y_true, n, pos_label)
-    )
+    y, pos_label = _binary_labels(y_true, n, pos_label)
     if X is not None and y is None:
         raise ValueError(AUDIT_HFM_LABELS_ERROR)
     settings = dataclasses.replace(settings, pos_label=pos_label)
     inputs = AuditInputs(scores, sensitive_features, y)
     return _audit_in_memory(inputs, X, settings, resampling, progress)
+
+
+def _binary_labels(y_true, n_samples, pos_label):
+    """``(y as 0/1, the positive label)``, or ``(None, None)`` without labels."""
+    if y_true is None:
+        return None, None
+    return encode_labels(y_true, n_samples, pos_label, AUDIT_BINARY_LABELS_REASON)
 
 
 def _check_dask(X, score_type):

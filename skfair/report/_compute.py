@@ -72,12 +72,15 @@ _NAMES = ("interval", "test")
 REFERENCE_RATES = ("positive_rate", "tpr", "fpr", "fnr")
 
 
-def encode_labels(y_true, n_samples, pos_label):
-    """``(y as 0/1, the positive label)``; see :func:`skfair.utils.check_pos_label`."""
+def encode_labels(y_true, n_samples, pos_label, why="the audit's rates"):
+    """``(y as 0/1, the positive label)``; see :func:`skfair.utils.check_pos_label`.
+
+    ``why`` is what needs two classes, said when there are more or fewer.
+    """
     check_same_length(
         y_true, np.empty(n_samples), first_name="y_true", second_name="y_score"
     )
-    return check_pos_label(y_true, pos_label=pos_label, why="the audit's rates")
+    return check_pos_label(y_true, pos_label=pos_label, why=why)
 
 
 # -- the groups ----------------------------------------------------------------

@@ -51,6 +51,12 @@ PROBA_NDIM_ERROR = (
     "y_score must be predicted labels of shape (n_samples,) or probabilities "
     "of shape (n_samples, n_classes) for task='multiclass'; got shape {shape}."
 )
+SCORE_NOT_LABELS_ERROR = (
+    "y_score holds {value!r}, a fraction, not a class label: for "
+    "task='multiclass' pass predicted labels or probabilities of shape "
+    "(n_samples, n_classes) (predict_proba(X)); one column of scores is a "
+    "binary classifier's (task='binary')."
+)
 MULTICLASS_LABELS_NEEDED_ERROR = (
     "y_true is None and y_score holds predicted labels: pass classes= (the "
     "classes, in order) so that every class is known."
@@ -234,6 +240,7 @@ def multiclass_inputs(y_true, y_score, sensitive_features, classes, options):
         proba, classes = _proba(y_score, classes, y_true)
         pred, prediction = np.argmax(proba, axis=1), "probabilities"
     elif ndim == 1:
+        _check_not_scores(y_score)
         if classes is None:
             if y_true is None:
                 raise ValueError(MULTICLASS_LABELS_NEEDED_ERROR)
@@ -252,6 +259,15 @@ def multiclass_inputs(y_true, y_score, sensitive_features, classes, options):
                 f"{proba.shape[0]}; they must have the same length."
             )
     return MulticlassInputs(proba, pred, truth, classes, prediction)
+
+
+def _check_not_scores(y_score):
+    """Refuse 1-D fractions as predicted labels (each would become a class)."""
+    values = np.asarray(y_score).ravel()
+    if values.dtype.kind == "f":
+        fraction = values[np.isfinite(values) & (values != np.round(values))]
+        if fraction.size:
+            raise ValueError(SCORE_NOT_LABELS_ERROR.format(value=float(fraction[0])))
 
 
 def multiclass_settings(settings, reason):

@@ -360,14 +360,19 @@ def _range(frame, column, with_interval):
 
 
 def _gap_interval(frame, grouping, column, scores, y, settings):
-    """The Welch interval of the gap in ``column`` among ``frame``'s groups."""
-    codes = {g: k for k, g in enumerate(map(group_label_text, grouping.labels))}
+    """The Welch interval of the gap in ``column`` among ``frame``'s groups.
+
+    The groups are passed by their text, so that a note names the group
+    ("group 'G & z' has 9 samples"), not its code.
+    """
+    texts = np.array([group_label_text(g) for g in grouping.labels], dtype=object)
+    codes = {g: k for k, g in enumerate(texts)}
     wanted = np.array([codes[g] for g in frame["group"]])
     rows = np.isin(grouping.codes, wanted)
     gaps = regression_gap_intervals(
         y[rows],
         scores[rows],
-        sensitive_features=pd.Categorical(grouping.codes[rows]),
+        sensitive_features=pd.Categorical(texts[grouping.codes[rows]]),
         min_group_size=1,
         confidence_level=settings.confidence_level,
         method="welch",

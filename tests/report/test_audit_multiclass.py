@@ -243,3 +243,28 @@ def test_figures_are_drawn():
     assert all(f["png"].startswith(b"\x89PNG") for f in figures)
     mcdp_high = report.metrics.loc["mcdp[High]", "value"]
     assert f"class High: MCDP(0) = {mcdp_high:.4f}" in figures[0]["alt"]
+
+
+def test_one_column_of_scores_is_not_predicted_labels():
+    """Fractions given as labels would make each distinct score a class."""
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 200)
+    scores = rng.random(200)
+    group = np.repeat(["a", "b"], 100)
+    with pytest.raises(ValueError, match=r"y_score holds .*, a fraction, not a"):
+        _audit(y, scores, sensitive_features=group, task="multiclass")
+    # whole numbers read as floats (a CSV) are still labels
+    labels = rng.integers(0, 3, 200).astype(float)
+    report = _audit(rng.integers(0, 3, 200), labels, sensitive_features=group)
+    assert report.settings.task == "multiclass"
+    assert len(report.headline.multiclass.classes) == 3
+
+
+def test_three_labels_with_one_score_column_names_the_tasks():
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 3, 200)
+    group = np.repeat(["a", "b"], 100)
+    with pytest.raises(ValueError, match="exactly two classes") as info:
+        _audit(y, rng.random(200), sensitive_features=group)
+    assert "task='multiclass'" in str(info.value)
+    assert "task='regression'" in str(info.value)

@@ -275,3 +275,20 @@ def test_compas_priors_on_many_intersections():
     assert any(n.startswith("Small groups:") for n in out["notes"])
     for sentence in out["headline"]["text"] + out["plain_summary"]:
         assert sentence in page
+
+
+def test_headline_gap_note_names_the_group_not_its_code():
+    """The headline's error-gap interval note names a small group by its label.
+
+    Before, the interval was computed on the groups' codes: "group '2' has 6
+    sample(s)".
+    """
+    rng = np.random.default_rng(7)
+    g = np.array(["north"] * 20 + ["south"] * 20 + ["tiny"] * 6)
+    y = rng.normal(50, 10, g.size)
+    p = y + rng.normal(0, 5, g.size)
+    report = _quiet(y, p, sensitive_features=g, **FAST)
+    bias = report.headline.regression.bias
+    assert bias.note is not None and "group 'tiny' has 6 sample(s)" in bias.note
+    text = " ".join(_texts(report)[0]["headline"]["text"])
+    assert "group 'tiny' has 6" in text and "group '2'" not in text
