@@ -129,3 +129,42 @@ def test_threads_do_not_change_the_numbers(monkeypatch):
             assert a[key] == b[key] or (a[key] != a[key] and b[key] != b[key]), key
     assert counts[0] == (0, 78) and counts[-1] == (78, 78)
     assert all(a[0] <= b[0] for a, b in zip(counts, counts[1:]))
+
+
+# -- permutations with a one-sample group -----------------------------------------
+def test_a_one_sample_group_is_permuted_like_any_other():
+    """scipy's permutation test refuses a group of one sample; the engine
+    permutes it anyway, and its p-value estimates the exact one (every
+    relabelling enumerated by brute force)."""
+    import itertools
+
+    from skfair.metrics import mcdp
+
+    y = np.array([0.9, 0.1, 0.2, 0.3, 0.35, 0.5, 0.55, 0.6])
+    g = np.array([0, 1, 1, 1, 1, 2, 2, 2])
+    observed = mcdp(None, y, sensitive_features=g, min_group_size=1)
+    exceed = total = 0
+    for solo in range(8):
+        for rest in itertools.combinations(set(range(8)) - {solo}, 4):
+            labels = np.full(8, 2)
+            labels[solo], labels[list(rest)] = 0, 1
+            value = mcdp(None, y, sensitive_features=labels, min_group_size=1)
+            exceed += value >= observed - 1e-12
+            total += 1
+    exact = exceed / total
+    (result,) = infer_metrics(
+        y,
+        g,
+        [metric_spec("mcdp", {})],
+        combine="intersection",
+        confidence_level=0.95,
+        n_resamples=99,
+        n_permutations=4000,
+        random_state=0,
+        min_group_size=1,
+    )
+    pvalue = result["pvalue"]
+    assert result["test"] == "permutation"
+    # 4,000 random relabellings: within 4 standard errors of the exact value
+    assert abs(pvalue - exact) < 4 * np.sqrt(exact * (1 - exact) / 4000) + 1e-3
+    assert 0 < exact < 1

@@ -40,6 +40,19 @@ def one_person():
     return _quiet_audit(y, s, sensitive_features=g, **FAST)
 
 
+def test_a_one_person_group_is_permuted_not_a_reason_for_no_test(one_person):
+    # scipy's permutation test refuses a group of one sample; the audit's
+    # permutations include it, and the test that cannot reject says why
+    # (the worst pair involves that group), not "no p-value"
+    for key in ("abcc", "mcdp"):
+        r = next(r for r in one_person.metric_results if r.key == key)
+        assert r.test == "permutation" and 0 < r.pvalue <= 1
+        if r.pvalue > 0.05:
+            assert r.untestable_reason.startswith("groups too small")
+    notes = " ".join(_texts(one_person)[0]["notes"])
+    assert "two or more observations" not in notes
+
+
 def test_one_undefined_metric_leaves_the_others_their_values(one_person):
     out, md, page = _texts(one_person)
     rows = {r["key"]: r for r in out["metrics"]}

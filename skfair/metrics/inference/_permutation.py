@@ -2,8 +2,9 @@
 
 Group labels are permuted among the samples of the compared groups
 (:func:`scipy.stats.permutation_test`, or the same computation without scipy
-above ``_SCIPY_PERMUTATION_MAX`` samples); each permutation relabels the
-once-sorted scores (``_resampling.resampled_statistic``).
+above ``_SCIPY_PERMUTATION_MAX`` samples or with a group of one sample); each
+permutation relabels the once-sorted scores
+(``_resampling.resampled_statistic``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def permutation_resolution(shared, n_permutations):
     """
     sizes = [shared.members[c].shape[0] for c in shared.permuted_cells]
     n_moved = sum(sizes)
-    if n_moved <= _SCIPY_PERMUTATION_MAX:
+    if _scipy_counts(sizes):
         # the multinomial coefficient's log first: the count itself can be huge
         log_count = (
             special.gammaln(n_moved + 1) - special.gammaln(np.add(sizes, 1)).sum()
@@ -92,8 +93,7 @@ def permutation_test(members, statistic, *, n_permutations, rng, batch):
     permutations are evaluated at a time. Returns an array (one p-value per
     value of the statistic), NaN where a permutation leaves it undefined.
     """
-    n_moved = sum(m.shape[0] for m in members)
-    if n_moved > _SCIPY_PERMUTATION_MAX:
+    if not _scipy_counts([m.shape[0] for m in members]):
         return _own_permutations(members, statistic, n_permutations, rng, batch)
     # scipy < 1.17 counts the partitions with a float product that may
     # overflow to inf: harmless (it then samples permutations), so quiet it
@@ -110,6 +110,18 @@ def permutation_test(members, statistic, *, n_permutations, rng, batch):
         )
     undefined = np.isnan(np.atleast_2d(res.null_distribution.T)).any(axis=-1)
     return np.where(undefined, np.nan, np.atleast_1d(res.pvalue))
+
+
+def _scipy_counts(sizes):
+    """Whether :func:`scipy.stats.permutation_test` takes groups of these sizes.
+
+    Not above ``_SCIPY_PERMUTATION_MAX`` samples (its exact count of the
+    partitions is slow there), nor with a group of one sample, which scipy
+    refuses ("two or more observations") although permuting labels is as
+    valid for it as for any group: :func:`_own_permutations` then draws the
+    random permutations.
+    """
+    return sum(sizes) <= _SCIPY_PERMUTATION_MAX and min(sizes) >= 2
 
 
 def _after_first(progress):
