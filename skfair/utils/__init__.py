@@ -70,6 +70,7 @@ from ._groups import (
     SMALL_GROUP_SIZE,
     SMALL_GROUP_WARNING,
     TOO_FEW_GROUPS_ERROR,
+    TOO_FEW_GROUPS_LEFT_ERROR,
     Grouping,
     SensitiveAttributes,
     SmallGroupWarning,

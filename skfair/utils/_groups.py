@@ -29,6 +29,12 @@ TOO_FEW_GROUPS_ERROR = (
     "when a cross-validation fold holds a single group: use a stratified "
     "splitter on the sensitive attribute or fewer folds."
 )
+TOO_FEW_GROUPS_LEFT_ERROR = (
+    "{name!r} defines {n_groups} group(s) ({labels}) once min_group_size has "
+    "left out the smaller groups ({n_left_out} samples); at least two groups "
+    "are needed to compare them. Lower min_group_size, or pass None to keep "
+    "every group (with a SmallGroupWarning about the small ones)."
+)
 COMBINE_ERROR = "combine must be 'intersection' or 'marginal'; got {combine!r}."
 PRIVILEGED_UNKNOWN_ERROR = (
     "privileged={privileged!r} is not a group of {name!r}; its groups are "
@@ -234,6 +240,15 @@ def check_at_least_two_groups(grouping):
     >>> check_at_least_two_groups(g)
     """
     if grouping.n_groups < 2:
+        if grouping.n_left_out:  # min_group_size, not the data, left one group
+            raise ValueError(
+                TOO_FEW_GROUPS_LEFT_ERROR.format(
+                    name=grouping.name,
+                    n_groups=grouping.n_groups,
+                    labels=list(grouping.labels),
+                    n_left_out=grouping.n_left_out,
+                )
+            )
         raise ValueError(
             TOO_FEW_GROUPS_ERROR.format(
                 name=grouping.name,

@@ -605,9 +605,10 @@ def test_min_group_size_none_warns_once():
 
 
 def test_min_group_size_errors():
-    from skfair.utils import MIN_GROUP_SIZE_ERROR, TOO_FEW_GROUPS_ERROR
+    from skfair.utils import MIN_GROUP_SIZE_ERROR, TOO_FEW_GROUPS_LEFT_ERROR
 
-    tail = TOO_FEW_GROUPS_ERROR.rsplit("}", 1)[1]  # the fixed end of the message
+    # the fixed end of the message: min_group_size, not a fold, left too few
+    tail = TOO_FEW_GROUPS_LEFT_ERROR.rsplit("}", 1)[1]
     y, s = _with_tiny_group()
     for func in (metric_confidence_interval, disparity_test):
         with pytest.raises(ValueError, match="min_group_size must be None"):

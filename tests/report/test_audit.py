@@ -27,7 +27,7 @@ from skfair.report._common import (
     AUDIT_THRESHOLD_ERROR,
     NO_MATPLOTLIB_NOTE,
 )
-from skfair.utils import TOO_FEW_GROUPS_ERROR
+from skfair.utils import TOO_FEW_GROUPS_ERROR, TOO_FEW_GROUPS_LEFT_ERROR
 
 N_FAST = {"n_resamples": 19, "n_permutations": 19}
 
@@ -372,5 +372,6 @@ def test_min_group_size_errors():
     y_true, y_score, sex, _ = _tiny_group_data()
     with pytest.raises(ValueError, match=re.escape(MIN_GROUP_SIZE_ERROR[:30])):
         audit(y_true, y_score, sensitive_features=sex, min_group_size=0)
-    with pytest.raises(ValueError, match=re.escape(TOO_FEW_GROUPS_ERROR[-60:])):
+    # min_group_size, not a fold, left no group: the message says so
+    with pytest.raises(ValueError, match=re.escape(TOO_FEW_GROUPS_LEFT_ERROR[-60:])):
         audit(y_true, y_score, sensitive_features=sex, min_group_size=1000)
