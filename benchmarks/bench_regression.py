@@ -35,9 +35,15 @@ the bundled Communities and Crime data (50/50 splits, the group visible to the
 model): held-out RMSE and KS of ridge, kernel ridge and a random forest,
 before and after ThresholdInvariantRegressor.
 
+Bundled data (``--bundled SEEDS``): the table of the regression user guide
+(``bench_regression_bundled.py``): ThresholdInvariantRegressor on COMPAS,
+Adult and German credit (70/30 splits, the sensitive column left out of the
+model's features), held-out KS and its 5 % bound, ABCC and RMSE before and
+after the repair, ridge and gradient boosting.
+
 Run: ``python benchmarks/bench_regression.py [--sizes 1e6 1e7] [--repair]
 [--repair-sizes 1e3 1e4 1e5 1e6] [--budget 60] [--repeat 3]
-[--reproduce 5]``.
+[--reproduce 5] [--bundled 3]``.
 Figures depend on the machine and its load; compare ratios, not seconds.
 """
 
@@ -285,6 +291,13 @@ def main():
         metavar="SEEDS",
         help="Chzhen et al.'s setting on Communities and Crime",
     )
+    parser.add_argument(
+        "--bundled",
+        type=int,
+        default=0,
+        metavar="SEEDS",
+        help="the user guide's table on COMPAS, Adult and German credit",
+    )
     args = parser.parse_args()
     if not args.no_metrics:
         print_metrics([int(n) for n in args.sizes], args.repeat)
@@ -292,6 +305,10 @@ def main():
         print_repair([int(n) for n in args.repair_sizes], args.budget)
     if args.reproduce:
         print_reproduction(args.reproduce)
+    if args.bundled:
+        from bench_regression_bundled import print_bundled
+
+        print_bundled(args.bundled)
 
 
 if __name__ == "__main__":

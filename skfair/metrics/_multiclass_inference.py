@@ -27,15 +27,16 @@ import numpy as np
 from ._multiclass import CLASS_OPTIONS, aggregate_classes, check_class_agg, per_class
 from .inference import (
     auto_method,
+    class_band_maxima,
     dkw_bounds,
     interval_band,
     interval_bounds,
     metric_spec,
     metric_upper,
+    permutation_test,
+    resampled_statistic,
     shared_sort,
 )
-from .inference._permutation import permutation_test
-from .inference._resampling import _resample_weights, _strata, resampled_statistic
 
 CLASS_METHOD_ERROR = (
     "{what}={method!r} does not apply to class probabilities (y_score of shape "
@@ -116,7 +117,7 @@ def class_interval(sorts, method, confidence_level, n_resamples, rng):
     spec, shared = sorts.spec, sorts.shared
     if method == "band":
         bands = [interval_band(s, [spec]) for s in shared]
-        maxima = _joint_maxima(shared, bands, n_resamples, rng)
+        maxima = class_band_maxima(shared, bands, n_resamples, rng)
         bounds = [
             interval_bounds(s, [spec], ["band"], confidence_level, band, maxima)
             for s, band in zip(shared, bands)
@@ -130,29 +131,6 @@ def class_interval(sorts, method, confidence_level, n_resamples, rng):
     lows = [float(b[0][0]) for b in bounds]
     highs = [float(b[1][0]) for b in bounds]
     return sorts.aggregate(lows, highs)
-
-
-def _joint_maxima(shared, bands, n_resamples, rng):
-    """The band maxima over every class on shared resamples: (1, n_resamples).
-
-    The resamples are row indices drawn within each cell (the cells are the
-    same for every class), as :func:`~.inference.band_maxima` draws them;
-    each class reads them along its own sort.
-    """
-    data, fixed = _strata(shared[0])
-    batch = max(1, 4_000_000 // (shared[0].n * (1 + len(shared))))
-    out = []
-    for start in range(0, n_resamples, batch):
-        rows = min(batch, n_resamples - start)
-        flat = [
-            cell[rng.integers(0, cell.shape[0], (rows, cell.shape[0]))] for cell in data
-        ]
-        maxima = [
-            band.studentised_maxima(_resample_weights(s, flat, fixed))
-            for s, band in zip(shared, bands)
-        ]
-        out.append(np.max(np.stack(maxima), axis=0))
-    return np.concatenate(out, axis=1)
 
 
 def class_permutation_pvalue(sorts, n_permutations, rng):

@@ -48,8 +48,13 @@ from ._intervals import (
     welch_interval,
     wilson_interval,
 )
-from ._permutation import permutation_pvalues, permutation_resolution
-from ._resampling import band_maxima, bootstrap_draws
+from ._permutation import permutation_pvalues, permutation_resolution, permutation_test
+from ._resampling import (
+    band_maxima,
+    bootstrap_draws,
+    class_band_maxima,
+    resampled_statistic,
+)
 from ._sorted import shared_sort
 from ._specs import (
     auto_method,
@@ -72,6 +77,7 @@ __all__ = [
     "check_band_resamples",
     "check_confidence_level",
     "check_n_resamples",
+    "class_band_maxima",
     "closed_form_pvalue",
     "dask_group_summary",
     "delta_dp_test",
@@ -90,8 +96,10 @@ __all__ = [
     "pairs_of",
     "permutation_pvalues",
     "permutation_resolution",
+    "permutation_test",
     "proportion_interval",
     "random_generator",
+    "resampled_statistic",
     "shared_sort",
     "welch_interval",
     "wilson_interval",

@@ -289,9 +289,23 @@ def band_maxima(shared, band, n_resamples, rng, progress=None):
     batches are evaluated two at a time on the threads. ``progress``: as
     for :func:`bootstrap_draws`.
     """
-    data, fixed = _strata(shared)
-    n_groups = sum(g.n_groups for g in shared.groupings)
-    batch = max(1, _BATCH_CELLS // (shared.n + n_groups * band.points.size))
+    return class_band_maxima([shared], [band], n_resamples, rng, progress)
+
+
+def class_band_maxima(shareds, bands, n_resamples, rng, progress=None):
+    """:func:`band_maxima` of several sorts of the same cells, on shared resamples.
+
+    For class probabilities: one :class:`SharedSort` and band per class,
+    whose cells (the groups' rows) are the same. Each resample's rows are
+    drawn once, within the cells, and read along every class's sort; the
+    maxima are the largest over the classes (n_norms, n_resamples). With one
+    class it is :func:`band_maxima`.
+    """
+    first = shareds[0]
+    data, fixed = _strata(first)
+    n_groups = sum(g.n_groups for g in first.groupings)
+    cells = sum(first.n + n_groups * band.points.size for band in bands)
+    batch = max(1, _BATCH_CELLS // cells)
     # scipy's batches: each cell's resampled indices, in this order
     draws = (
         [
@@ -306,7 +320,11 @@ def band_maxima(shared, band, n_resamples, rng, progress=None):
     )
 
     def evaluate(flat):
-        return band.studentised_maxima(_resample_weights(shared, flat, fixed))
+        maxima = [
+            band.studentised_maxima(_resample_weights(shared, flat, fixed))
+            for shared, band in zip(shareds, bands)
+        ]
+        return maxima[0] if len(maxima) == 1 else np.max(np.stack(maxima), axis=0)
 
     out = []
     for maxima in map_ordered(evaluate, draws):
