@@ -209,7 +209,11 @@ def audit(
         is then that of the audit of the probabilities ``expit(y_score)`` at
         ``threshold=expit(threshold)`` (thresholds in the tables and the
         trade-off are probabilities), and the report states the decision
-        rule in logits. "margin" (e.g. ``decision_function``): the scores
+        rule in logits. Logits above about 36.7 all map to a probability of
+        exactly 1.0 in floating point and tie in the report; MCDP(0) of the
+        logits themselves (:func:`skfair.metrics.mcdp`, or
+        :func:`~skfair.metrics.disparity_test` with ``score_type="logit"``)
+        keeps them apart. "margin" (e.g. ``decision_function``): the scores
         keep their scale; ΔDP_c, ΔDP_b, ABCC and MCDP(0) are computed on
         them (ABCC and ΔDP_c in margin units: unlike MCDP(0), which is the
         same for every increasing map of the scores, they change with the
