@@ -12,7 +12,12 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ._base import aggregate, prepare_scores
-from ._multiclass import aggregate_classes, is_class_scores, per_class
+from ._multiclass import (
+    aggregate_classes,
+    check_scores_class_options,
+    is_class_scores,
+    per_class,
+)
 
 
 class ScoreData(NamedTuple):
@@ -74,4 +79,5 @@ def aggregate_pairs(
     if is_class_scores(data.y_score):
         _, values = data.per_class(evaluate, class_agg, classes)
         return aggregate_classes(values, class_agg)
+    check_scores_class_options(class_agg, classes)
     return evaluate(data)

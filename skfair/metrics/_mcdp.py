@@ -19,7 +19,12 @@ from ._dask import dask_dispatch
 from ._dist_inputs import ScoreData
 from ._kernels import AllPairs, mcdp_pair_approx, mcdp_pair_exact, pair_gap
 from ._mcdp_result import MCDPResult
-from ._multiclass import aggregate_classes, class_details, is_class_scores
+from ._multiclass import (
+    aggregate_classes,
+    check_scores_class_options,
+    class_details,
+    is_class_scores,
+)
 
 EPSILON_ERROR = "epsilon must be a finite real number >= 0; got {epsilon!r}."
 METHOD_ERROR = "method must be 'exact' or 'approx'; got {method!r}."
@@ -112,6 +117,7 @@ def _results(
         if details:  # per ε: the worst class's result, with every class's
             return [class_details(labels, r, class_agg) for r in zip(*results)]
         return [float(v) for v in aggregate_classes(results, class_agg).reshape(-1)]
+    check_scores_class_options(class_agg, classes)
     epsilons, prepared = _prepared(data, epsilons, options, min_group_size)
     if details:
         return _evaluate(prepared, epsilons, options)

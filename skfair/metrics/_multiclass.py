@@ -20,6 +20,10 @@ import pandas as pd
 from ..utils import SmallGroupWarning
 
 CLASS_AGG_ERROR = "class_agg must be 'max' or 'mean'; got {class_agg!r}."
+CLASSES_ON_SCORES_ERROR = (
+    "classes={classes!r} names the columns of class probabilities (y_score of "
+    "shape (n_samples, n_classes)), but y_score is 1-D. Pass classes=None."
+)
 PROBA_COLUMNS_ERROR = (
     "y_score of shape {shape} has {n_columns} column(s); class probabilities "
     "need one column per class, at least two (a 1-D y_score is a binary "
@@ -57,6 +61,17 @@ def check_class_agg(class_agg):
     if not isinstance(class_agg, str) or class_agg not in ("max", "mean"):
         raise ValueError(CLASS_AGG_ERROR.format(class_agg=class_agg))
     return class_agg
+
+
+def check_scores_class_options(class_agg, classes):
+    """The class options of a 1-D ``y_score``: a valid ``class_agg``, no ``classes``.
+
+    They do not apply to 1-D scores, but a typo or a ``classes`` meant for
+    another model should not pass unnoticed.
+    """
+    check_class_agg(class_agg)
+    if classes is not None:
+        raise ValueError(CLASSES_ON_SCORES_ERROR.format(classes=classes))
 
 
 def score_shape(y_score):

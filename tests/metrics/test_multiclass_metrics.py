@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -425,3 +426,18 @@ def test_binary_scorer_unchanged():
     model = LogisticRegression().fit(X, yb)
     got = make_mcdp_scorer(sensitive="g")(model, X, yb)
     assert got == -mcdp(None, model.predict_proba(X)[:, 1], sensitive_features=X["g"])
+
+
+@pytest.mark.parametrize("metric", [mcdp, abcc, delta_dp])
+def test_class_options_on_one_dimensional_scores_are_checked(metric):
+    # class_agg and classes do not apply to 1-D scores, but a typo or a
+    # classes= meant for another model is an error, not ignored
+    from skfair.metrics._multiclass import CLASS_AGG_ERROR, CLASSES_ON_SCORES_ERROR
+
+    y = np.linspace(0.05, 0.95, 40)
+    g = np.tile([0, 1], 20)
+    with pytest.raises(ValueError, match=re.escape(CLASS_AGG_ERROR[:20])):
+        metric(None, y, sensitive_features=g, class_agg="foo", min_group_size=1)
+    with pytest.raises(ValueError, match=re.escape(CLASSES_ON_SCORES_ERROR[-30:])):
+        metric(None, y, sensitive_features=g, classes=["a", "b"], min_group_size=1)
+    assert metric(None, y, sensitive_features=g, min_group_size=1) >= 0
