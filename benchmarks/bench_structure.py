@@ -167,7 +167,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     mods = modules(args.root)
     per_package = defaultdict(int)
-    for name, (path, _, _) in mods.items():
+    for path, _, _ in mods.values():
         parts = path.relative_to(args.root).parts
         package = parts[0] if len(parts) > 1 else "(top)"
         per_package[package] += code_lines(path.read_text(encoding="utf-8"))
