@@ -26,7 +26,20 @@ extensions = [
     "matplotlib.sphinxext.plot_directive",
     "sphinx-mathjax-offline",  # ships MathJax inside the site: no CDN
     "sphinx_design",  # the dropdowns of the datasets' descriptions
+    "sphinx_copybutton",  # a copy button on code blocks, without prompts
 ]
+
+# Copy what a reader would type: only the lines after ">>> " and "... "
+# prompts, without the prompts and without the output lines; a block with no
+# prompt (bash, a plain Python listing) is copied whole.
+copybutton_prompt_text = r">>> |\.\.\. "
+copybutton_prompt_is_regexp = True
+copybutton_only_copy_prompt_lines = True
+copybutton_remove_prompts = True
+# Keep the prompts (.gp) and output (.go) in the text the prompt pattern reads:
+# excluding them first (sphinx-copybutton's default excludes .gp) would hide
+# the prompts from it and copy output lines as blank ones.
+copybutton_exclude = ".linenos"
 
 # No intersphinx: the build must work without network access.
 autosummary_generate = True
@@ -48,8 +61,10 @@ source_suffix = {".rst": "restructuredtext"}
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"skfair {release}"
-# No html_static_path: the site needs no static files of its own (an empty
-# docs/_static would not survive a clone, and Sphinx warns on a missing one).
+# docs/_static/skfair.css: code blocks use the article's width and scroll
+# sideways instead of clipping long lines (see the file).
+html_static_path = ["_static"]
+html_css_files = ["skfair.css"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_prev_next": False,

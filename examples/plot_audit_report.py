@@ -86,4 +86,4 @@ display = GroupCDFDisplay.from_predictions(
 # nothing from elsewhere and needs no JavaScript. The same from the command
 # line: ``python -m skfair audit --dataset adult --output report.html``.
 
-report  # noqa: B018
+report

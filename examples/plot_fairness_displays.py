@@ -17,7 +17,7 @@ Displays of :mod:`skfair.plotting`:
   front and the candidate ``fairest_within`` picks.
 
 Values are fractions; lower is fairer. Needs matplotlib
-(``pip install "skfair[plot]"``).
+(``pip install "skfair-learn[plot]"``).
 
 Run: ``python examples/plot_fairness_displays.py``
 """

@@ -189,4 +189,4 @@ for weight in (0.0, 1.0):
 # In a notebook (and in this gallery) a report displays itself; save it with
 # ``open("compas_multiclass.html", "w").write(report.to_html())``.
 
-report  # noqa: B018
+report

@@ -5,7 +5,7 @@ Each Display is built with ``from_predictions`` (scores and groups),
 columns) or, for the trade-off plot, ``from_cv_results``,
 ``from_compare_table`` or ``from_threshold_tradeoff``; ``plot(ax=None)``
 draws it again, and the Display keeps ``ax_``, ``figure_`` and its artists.
-matplotlib (``pip install "skfair[plot]"``) is imported only when a Display
+matplotlib (``pip install "skfair-learn[plot]"``) is imported only when a Display
 draws.
 """
 

@@ -1,6 +1,6 @@
 """Code shared by the Displays: matplotlib guard, axes, scores, ECDFs, notes.
 
-matplotlib is an optional extra (``pip install "skfair[plot]"``); it is
+matplotlib is an optional extra (``pip install "skfair-learn[plot]"``); it is
 imported inside functions only, here and in the Display modules, never at
 module level (ruff's TID253 enforces it).
 """
@@ -23,10 +23,12 @@ from ..utils import (
     select_sensitive,
     sensitive_groupings,
 )
+from ..utils._install import pip_install
 
 MATPLOTLIB_ERROR = (
-    "{caller} requires matplotlib, which is not installed. Install it with: pip "
-    'install "skfair[plot]" (or pip install matplotlib).'
+    "{caller} requires matplotlib, which is not installed. Install it with: "
+    + pip_install("plot")
+    + " (or pip install matplotlib)."
 )
 RESPONSE_METHOD_ERROR = (
     "response_method must be 'auto', 'predict_proba' or 'decision_function'; "
@@ -70,7 +72,7 @@ def check_matplotlib_support(caller):
     ------
     ImportError
         If matplotlib is not installed; the message says
-        ``pip install "skfair[plot]"``.
+        ``pip install "skfair-learn[plot]"``.
     """
     try:
         import matplotlib.pyplot as plt

@@ -1,7 +1,8 @@
 """Definitions shared by every module of the report: messages, metrics, formats.
 
 Every other module of :mod:`skfair.report` may import this one; it imports
-only :mod:`._facts` (records that import nothing).
+only :mod:`._facts` (records that import nothing) and the distribution name
+of the install hint.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import inspect
 import math
 import re
 
+from ..utils._install import pip_install
 from ._facts import MetricDefinition
 
 AUDIT_SCORE_REASON = (
@@ -48,7 +50,7 @@ DASK_NOTE = (
     "in memory and are left out. Audit an in-memory sample for them."
 )
 NO_MATPLOTLIB_NOTE = (
-    'Figures omitted: matplotlib is not installed (pip install "skfair[plot]").'
+    f"Figures omitted: matplotlib is not installed ({pip_install('plot')})."
 )
 
 #: The phases of :func:`skfair.report.audit`, in order, as passed to its

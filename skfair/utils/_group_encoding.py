@@ -15,6 +15,7 @@ import pandas as pd
 
 from ._dataframe import to_pandas
 from ._groups import (
+    SMALL_GROUP_SIZE,
     SensitiveAttributes,
     apply_min_group_size,
     check_at_least_two_groups,
@@ -48,17 +49,43 @@ EMPTY_GROUP_ERROR = (
     "categories present)."
 )
 
-# A numeric (non-categorical) attribute with more distinct values than this is
-# taken for a continuous variable, as is any attribute whose groups average
-# fewer than _MIN_MEAN_GROUP_SIZE samples once there are more than this many.
+# When an attribute that is not declared categorical looks continuous (a
+# measurement or an identifier rather than groups): see check_continuous.
+# Up to MAX_NUMERIC_GROUPS distinct values are always groups. Beyond that, a
+# numeric column is read as group codes (region, country or category codes)
+# only when its values are whole numbers, at most MAX_CODED_GROUPS of them,
+# each with at least MIN_CODED_GROUP_SIZE samples (no group would get a
+# SmallGroupWarning); any other column only when its groups average at least
+# _MIN_MEAN_GROUP_SIZE samples.
 MAX_NUMERIC_GROUPS = 50
+MAX_CODED_GROUPS = 1000
+MIN_CODED_GROUP_SIZE = SMALL_GROUP_SIZE
 _MIN_MEAN_GROUP_SIZE = 5
 CONTINUOUS_SENSITIVE_ERROR = (
     "sensitive attribute {name!r} looks continuous: {n_groups} distinct values "
-    "in {n_samples} samples, and every distinct value would become its own "
-    "group. Bin it into a few groups first, e.g. pd.cut(column, bins=[0, 25, "
-    "45, 65, 150]) or pd.qcut(column, q=4); if these values really are groups, "
-    "pass the column as a pandas categorical (column.astype('category'))."
+    "in {n_samples} samples ({reason}), and every distinct value would become "
+    "its own group. Bin it into a few groups first, e.g. pd.cut(column, "
+    "bins=[0, 25, 45, 65, 150]) or pd.qcut(column, q=4). If these values "
+    "really are groups, declare them as categories, which are groups however "
+    "many: column.astype('category') in pandas, "
+    "column.cast(pl.String).cast(pl.Categorical) in polars."
+)
+# The {reason} of CONTINUOUS_SENSITIVE_ERROR.
+CODED_RULE = (
+    f"more than {MAX_NUMERIC_GROUPS} numeric values are read as group codes "
+    f"only when they are whole numbers, at most {MAX_CODED_GROUPS}, each with "
+    f"at least {MIN_CODED_GROUP_SIZE} samples"
+)
+NOT_WHOLE_REASON = CODED_RULE + "; these are not all whole numbers"
+TOO_MANY_CODES_REASON = CODED_RULE + "; there are more than {limit}"
+RARE_CODE_REASON = CODED_RULE + "; the value {label!r} has {size}"
+UNCOUNTED_REASON = (
+    f"more than {MAX_NUMERIC_GROUPS} numeric values; their counts are not read "
+    "on Dask collections, so no such column is taken for group codes there"
+)
+TINY_GROUPS_REASON = (
+    f"more than {MAX_NUMERIC_GROUPS} labels with fewer than "
+    f"{_MIN_MEAN_GROUP_SIZE} samples each on average"
 )
 
 
@@ -122,7 +149,7 @@ def _encode_labels(values, name):
         kind = raw.dtype.kind
         if kind in "biu":  # sorted labels, no missing values
             codes, labels = encode_integers(raw)
-            check_continuous(name, kind, len(labels), codes.shape[0])
+            _check_levels(name, kind, codes, labels)
             return codes, labels
         if kind == "U":
             codes, uniques = _factorize_unicode(raw)
@@ -130,7 +157,7 @@ def _encode_labels(values, name):
             codes, uniques = pd.factorize(raw)  # missing values get code -1
     _check_missing(codes < 0, name)
     codes, labels = _sort_labels(codes, uniques)
-    check_continuous(name, kind, len(labels), codes.shape[0])
+    _check_levels(name, kind, codes, labels)
     return codes, labels
 
 
@@ -142,18 +169,83 @@ def _check_missing(missing, name):
         )
 
 
-def check_continuous(name, kind, n_groups, n_samples):
-    """Refuse an attribute that looks continuous (see MAX_NUMERIC_GROUPS)."""
-    many = n_groups > MAX_NUMERIC_GROUPS
-    if many and (kind in "iuf" or n_groups * _MIN_MEAN_GROUP_SIZE > n_samples):
+def _check_levels(name, kind, codes, labels):
+    """:func:`check_continuous` on encoded labels, with their counts."""
+    sizes = None
+    if kind in "iuf" and len(labels) > MAX_NUMERIC_GROUPS:
+        sizes = np.bincount(codes, minlength=len(labels))
+    check_continuous(
+        name, kind, len(labels), codes.shape[0], sizes=sizes, labels=labels
+    )
+
+
+def check_continuous(name, kind, n_groups, n_samples, *, sizes=None, labels=None):
+    """Refuse an attribute that looks continuous (a measurement, not groups).
+
+    Up to :data:`MAX_NUMERIC_GROUPS` (50) distinct values are groups. Beyond
+    that, a numeric column (``kind`` in ``"iuf"``) is read as group codes --
+    region, country or category codes -- only when its values are whole
+    numbers, at most :data:`MAX_CODED_GROUPS` (1000) of them, each with at
+    least :data:`MIN_CODED_GROUP_SIZE` (30) samples: 100 region codes in a
+    million rows are groups, whereas incomes, ages in years with a few rare
+    ages, or thousands of distinct numbers are refused. Any other column is
+    refused when its groups average fewer than 5 samples (one per person).
+    A declared categorical is never refused (callers do not call this).
+
+    Parameters
+    ----------
+    name : str
+        The attribute's name, for the message.
+    kind : str
+        The NumPy dtype kind of its values (``"O"`` for labels of any type).
+    n_groups, n_samples : int
+        Distinct values and samples.
+    sizes : ndarray of int or None, default=None
+        The samples of each distinct value, in the order of ``labels``;
+        None when they were not counted (then a numeric column of more than
+        50 values is refused, the rule before the counts were read).
+    labels : sequence or None, default=None
+        The distinct values, when ``sizes`` is given.
+
+    Raises
+    ------
+    ContinuousSensitiveError
+        With :data:`CONTINUOUS_SENSITIVE_ERROR`, whose reason says which
+        part of the rule the column breaks.
+    """
+    if n_groups <= MAX_NUMERIC_GROUPS:
+        return
+    if kind in "iuf":
+        reason = _coded_reason(kind, n_groups, sizes, labels)
+    elif n_groups * _MIN_MEAN_GROUP_SIZE > n_samples:
+        reason = TINY_GROUPS_REASON
+    else:
+        reason = None
+    if reason is not None:
         raise ContinuousSensitiveError(
             CONTINUOUS_SENSITIVE_ERROR.format(
-                name=name, n_groups=n_groups, n_samples=n_samples
+                name=name, n_groups=n_groups, n_samples=n_samples, reason=reason
             ),
             name=name,
             n_groups=n_groups,
             n_samples=n_samples,
         )
+
+
+def _coded_reason(kind, n_groups, sizes, labels):
+    """Why numeric values are no group codes (None if they are)."""
+    if sizes is None:
+        return UNCOUNTED_REASON
+    if kind == "f":
+        values = np.asarray(labels, dtype=float)
+        if not (np.isfinite(values).all() and (values == np.round(values)).all()):
+            return NOT_WHOLE_REASON
+    if n_groups > MAX_CODED_GROUPS:
+        return TOO_MANY_CODES_REASON.format(limit=MAX_CODED_GROUPS)
+    rarest = int(np.argmin(sizes))
+    if sizes[rarest] < MIN_CODED_GROUP_SIZE:
+        return RARE_CODE_REASON.format(label=labels[rarest], size=int(sizes[rarest]))
+    return None
 
 
 def _sort_labels(codes, uniques):
@@ -242,9 +334,12 @@ def check_sensitive_features(
     ValueError
         On missing labels, a length mismatch, a wrong number of dimensions, a
         declared categorical group with no samples, or an attribute that looks
-        continuous: more than ``MAX_NUMERIC_GROUPS = 50`` distinct values in a
-        numeric column, or more than 50 groups averaging fewer than 5 samples
-        in any column (a pandas categorical is never refused).
+        continuous (:class:`ContinuousSensitiveError`): more than 50 distinct
+        values in a numeric column, unless they are whole numbers, at most
+        1000 of them, each with at least 30 samples (group codes); or more
+        than 50 groups averaging fewer than 5 samples in any other column. A
+        declared categorical (pandas Categorical, polars Categorical or Enum)
+        is never refused.
 
     Examples
     --------

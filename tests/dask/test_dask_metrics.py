@@ -307,6 +307,7 @@ def test_group_gaps_count_samples_not_distinct_rows(name):
 
 def test_many_string_groups_count_samples_not_distinct_rows():
     from skfair.utils import CONTINUOUS_SENSITIVE_ERROR
+    from skfair.utils._group_encoding import TINY_GROUPS_REASON, UNCOUNTED_REASON
 
     # 51 string groups of 100 samples: the engines see about one distinct row
     # per group, which the rule on the mean group size must not count as
@@ -333,14 +334,18 @@ def test_many_string_groups_count_samples_not_distinct_rows():
     )
     few = df.iloc[:200].assign(g=[f"id{i % 60}" for i in range(200)])
     ids = dd.from_pandas(few, npartitions=3)
-    message = CONTINUOUS_SENSITIVE_ERROR.format(name="g", n_groups=60, n_samples=200)
+    message = CONTINUOUS_SENSITIVE_ERROR.format(
+        name="g", n_groups=60, n_samples=200, reason=TINY_GROUPS_REASON
+    )
     with pytest.raises(ValueError, match=re.escape(message)):
         M.mcdp(None, ids["s"], sensitive_features=ids["g"])
     # a numeric one is refused in the pass over the partitions, before its
     # per-value histograms are built (each partition alone has too many values)
     age = pd.DataFrame({"s": rng.random(6000), "g": np.arange(6000) % 3000 + 0.5})
     ages = dd.from_pandas(age, npartitions=3)
-    message = CONTINUOUS_SENSITIVE_ERROR.format(name="g", n_groups=2000, n_samples=2000)
+    message = CONTINUOUS_SENSITIVE_ERROR.format(
+        name="g", n_groups=2000, n_samples=2000, reason=UNCOUNTED_REASON
+    )
     with pytest.raises(ValueError, match=re.escape(message)):
         M.mcdp(None, ages["s"], sensitive_features=ages["g"])
 

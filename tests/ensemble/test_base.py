@@ -17,6 +17,7 @@ from skfair.utils import (
     TOO_FEW_GROUPS_ERROR,
     SmallGroupWarning,
 )
+from skfair.utils._group_encoding import NOT_WHOLE_REASON
 
 
 def _make(cls, **params):
@@ -59,7 +60,7 @@ def test_continuous_sensitive_column_is_refused(cls):
         clf.fit(X, y)
     n_groups = X["age"].nunique()
     assert str(info.value) == CONTINUOUS_SENSITIVE_ERROR.format(
-        name="age", n_groups=n_groups, n_samples=200
+        name="age", n_groups=n_groups, n_samples=200, reason=NOT_WHOLE_REASON
     )
     # binned, as the message says, it is accepted
     X["age"] = pd.cut(X["age"], bins=[0, 45, 150])

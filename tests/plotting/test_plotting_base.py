@@ -52,7 +52,7 @@ def test_missing_matplotlib_names_the_extra(monkeypatch, draw):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(ImportError) as info:
         draw(s, g)
-    assert 'pip install "skfair[plot]"' in str(info.value)
+    assert 'pip install "skfair-learn[plot]"' in str(info.value)
     assert str(info.value).startswith(MATPLOTLIB_ERROR.split("{")[0])
 
 
