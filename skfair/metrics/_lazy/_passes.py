@@ -21,10 +21,12 @@ import narwhals.stable.v2 as nw
 import numpy as np
 import pandas as pd
 
-from .._dask._passes import N_BINS, unit_spec
+from .._dask._passes import N_BINS, bins_of, unit_spec
 from ._frame import collect
 
 BIN = "__skfair_bin"
+# the most ranges of bins in pass 2's filter
+MAX_RUNS = 32
 # the largest |x * 2**s| for which the engine's floor and difference are exact
 _EXACT = 2.0**52
 
@@ -147,50 +149,82 @@ def histogram(columns, spec):
 
 def encode_keys(out, names):
     """Row codes of the aggregated rows, the table of distinct keys, their tuples."""
+    codes, uniques = [], []
+    for name in names:
+        c, u = pd.factorize(out[name], sort=False)
+        if u.dtype == object and all(isinstance(v, str) for v in u):
+            u = u.astype("str")  # an engine's object column of str: pandas' str
+        codes.append(np.asarray(c, dtype=np.intp))
+        uniques.append(u)
     if len(names) == 1:
-        codes, uniques = pd.factorize(out[names[0]], sort=False)
-        table = pd.DataFrame({names[0]: uniques})
+        rows, table = codes[0], pd.DataFrame({names[0]: uniques[0]})
     else:
-        index = pd.MultiIndex.from_frame(out[names])
-        codes, uniques = index.factorize(sort=False)
-        table = uniques.to_frame(index=False)
-        table.columns = names
-    table = table.reset_index(drop=True)
-    for name in names:  # an engine's object column of str: pandas' str dtype
-        if table[name].dtype == object and all(isinstance(v, str) for v in table[name]):
-            table[name] = table[name].astype("str")
+        dims = tuple(max(len(u), 1) for u in uniques)
+        flat = np.ravel_multi_index(tuple(codes), dims)
+        present, rows = np.unique(flat, return_inverse=True)
+        parts = np.unravel_index(present, dims)
+        table = pd.DataFrame(
+            {name: u.take(idx) for name, u, idx in zip(names, uniques, parts)}
+        )
     keys = list(table.itertuples(index=False, name=None))
-    return np.asarray(codes, dtype=np.intp), table, keys
+    return np.asarray(rows, dtype=np.intp).ravel(), table, keys
 
 
-def candidate_points(columns, spec, needed, keys, shipments=None):
+def bin_runs(needed, max_runs=MAX_RUNS):
+    """At most ``max_runs`` closed ranges of bins covering the ``needed`` ones.
+
+    The runs of consecutive needed bins, the shortest gaps between them
+    filled until ``max_runs`` remain: a short filter for every engine (a
+    list of thousands of literals makes Spark's planner crawl). The client
+    drops the points of the filled gaps.
+    """
+    edges = np.diff(np.r_[0, needed.astype(np.int8), 0])
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1
+    if starts.size > max_runs:
+        gaps = starts[1:] - ends[:-1]
+        breaks = np.sort(np.argsort(gaps, kind="stable")[gaps.size - max_runs + 1 :])
+        starts, ends = starts[np.r_[0, breaks + 1]], ends[np.r_[breaks, ends.size - 1]]
+    return list(zip(starts.tolist(), ends.tolist()))
+
+
+def candidate_points(columns, spec, needed, keys):
     """Pass 2: the distinct (sensitive row, score) pairs of the ``needed`` bins.
 
     Returns ``(values, rows, counts, weights)`` sorted by score, ``rows``
     the codes of ``keys`` (pass 1's distinct rows), ``weights`` the sums of
     weights (None without a weight column).
     """
-    bins = np.flatnonzero(needed).tolist()
     score, weight = columns.score, columns.weight
     frame = columns.frame.with_columns(bin_expr(score, spec).alias(BIN))
-    frame = frame.filter(nw.col(BIN).is_in(bins))
+    runs = bin_runs(needed)
+    if not runs:
+        empty = np.zeros(0)
+        return (
+            empty,
+            np.zeros(0, dtype=np.intp),
+            np.zeros(0, dtype=np.int64),
+            (None if weight is None else empty),
+        )
+    inside = None
+    for lo, hi in runs:
+        term = nw.col(BIN).is_between(lo, hi, closed="both")
+        inside = term if inside is None else inside | term
     aggs = [nw.len().alias("__count")]
     if weight is not None:
         aggs.append(nw.col(weight).sum().alias("__weight"))
-    out = collect(frame.group_by(*columns.sensitive, score).agg(*aggs))
+    out = collect(frame.filter(inside).group_by(*columns.sensitive, score).agg(*aggs))
+    values = out[score].to_numpy(dtype=np.float64)
+    keep = needed[bins_of(values, spec)]
+    out, values = out[keep], values[keep]
     index = {key: j for j, key in enumerate(keys)}
+    rows = np.zeros(0, dtype=np.intp)
     if len(out):
         local_rows, _, local = encode_keys(out, columns.sensitive)
         table = np.array([index[key] for key in local], dtype=np.intp)
         rows = table[local_rows]
-    else:
-        rows = np.zeros(0, dtype=np.intp)
-    values = out[score].to_numpy(dtype=np.float64)
     counts = out["__count"].to_numpy(dtype=np.int64)
     weights = None if weight is None else out["__weight"].to_numpy(dtype=np.float64)
     order = np.lexsort((rows, values))
-    if shipments is not None:
-        shipments.append((len(bins), int(values.size)))
     return (
         values[order],
         rows[order],
