@@ -65,9 +65,9 @@ def grid_for(low, high, want):
 
 def bin_expr(score, spec):
     """The engine's bin of each score on ``spec``'s grid (an Int64 column)."""
-    scaled = (nw.col(score) * 2.0 ** spec["shift"]).floor() - spec["offset"]
-    if spec["grid"] == "unit":
-        scaled = scaled.clip(0, spec["n_bins"])
+    scaled = (nw.col(score) * 2.0 ** spec["shift"]).floor()
+    if spec["offset"]:  # the unit grid needs no clip: its scores are in [0, 1]
+        scaled = scaled - spec["offset"]
     return scaled.cast(nw.Int64)
 
 
@@ -175,8 +175,10 @@ def bin_runs(needed, max_runs=MAX_RUNS):
 
     The runs of consecutive needed bins, the shortest gaps between them
     filled until ``max_runs`` remain: a short filter for every engine (a
-    list of thousands of literals makes Spark's planner crawl). The client
-    drops the points of the filled gaps.
+    list of thousands of literals makes Spark's planner crawl), written on
+    the scores themselves (a bin's edges are exact doubles), which engines
+    compare cheaply and push down to the files. The client drops the points
+    of the filled gaps.
     """
     edges = np.diff(np.r_[0, needed.astype(np.int8), 0])
     starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1
@@ -195,7 +197,6 @@ def candidate_points(columns, spec, needed, keys):
     weights (None without a weight column).
     """
     score, weight = columns.score, columns.weight
-    frame = columns.frame.with_columns(bin_expr(score, spec).alias(BIN))
     runs = bin_runs(needed)
     if not runs:
         empty = np.zeros(0)
@@ -206,13 +207,16 @@ def candidate_points(columns, spec, needed, keys):
             (None if weight is None else empty),
         )
     inside = None
-    for lo, hi in runs:
-        term = nw.col(BIN).is_between(lo, hi, closed="both")
+    for lo, hi in runs:  # bins lo..hi hold the scores in [edges[lo], edges[hi + 1])
+        term = nw.col(score) >= float(spec["edges"][lo])
+        if hi < spec["n_bins"]:
+            term = term & (nw.col(score) < float(spec["edges"][hi + 1]))
         inside = term if inside is None else inside | term
     aggs = [nw.len().alias("__count")]
     if weight is not None:
         aggs.append(nw.col(weight).sum().alias("__weight"))
-    out = collect(frame.filter(inside).group_by(*columns.sensitive, score).agg(*aggs))
+    frame = columns.frame.filter(inside)  # on the scores: cheap, and pushed down
+    out = collect(frame.group_by(*columns.sensitive, score).agg(*aggs))
     values = out[score].to_numpy(dtype=np.float64)
     keep = needed[bins_of(values, spec)]
     out, values = out[keep], values[keep]
