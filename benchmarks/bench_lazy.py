@@ -42,6 +42,7 @@ import time
 EPSILON = 0.05
 RATES = ["selection_rate", "true_positive_rate", "false_positive_rate"]
 SMALL = 100_000_000  # the in-memory, Dask and Spark runs stop here
+TIMEOUT = 3600  # seconds a measurement may take
 
 
 def generate(folder, rows):
@@ -199,6 +200,7 @@ def measure(engine, metric, pattern):
         capture_output=True,
         text=True,
         check=False,
+        timeout=TIMEOUT,
     )
     lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
     if out.returncode or not lines:

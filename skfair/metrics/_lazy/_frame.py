@@ -37,7 +37,7 @@ LAZY_NOT_NUMERIC_ERROR = (
 )
 LAZY_NULL_ERROR = (
     "{role} column {name!r} has {count:,} null value(s) (counted in the "
-    "engine); every sample needs {what}. Drop or fill them first, e.g. "
+    "engine); every sample needs a {what}. Drop or fill them first, e.g. "
     "frame.drop_nulls(subset=[{name!r}])."
 )
 LAZY_NAN_ERROR = (
