@@ -383,3 +383,32 @@ def test_ties_are_collapsed_before_the_running_sums(duckdb_connection):
     assert _lazy.mcdp(
         frame, None, "score", sensitive_features="g", min_group_size=1
     ) == pytest.approx(1 / 3)
+
+
+def test_the_warehouse_page_call(duckdb_connection, tmp_path):
+    """The user guide's ``mcdp(None, "score", ..., data=lf)``, by the internal entry.
+
+    Until ``data=`` is wired into the public functions, the engine's entry
+    point takes the frame first; on a polars LazyFrame and on DuckDB reading
+    a Parquet glob it gives the in-memory value bit for bit.
+    """
+    pl = pytest.importorskip("polars")
+    df = make_rows(seed=21, n=3000, n_groups=4, decimals=3, weights=None)
+    df = df.rename(columns={"g": "race", "h": "sex"})
+    expected = M.mcdp(
+        None, df["score"], sensitive_features=df[["sex", "race"]], epsilon=0.05
+    )
+    lf = pl.from_pandas(df).lazy()
+    assert (
+        _lazy.mcdp(lf, None, "score", sensitive_features=["sex", "race"], epsilon=0.05)
+        == expected
+    )
+    df.iloc[::2].to_parquet(tmp_path / "part-0.parquet")
+    df.iloc[1::2].to_parquet(tmp_path / "part-1.parquet")
+    preds = _lazy.scan_files(str(tmp_path / "*.parquet"), connection=duckdb_connection)
+    assert (
+        _lazy.mcdp(
+            preds, None, "score", sensitive_features=["sex", "race"], epsilon=0.05
+        )
+        == expected
+    )
