@@ -15,6 +15,8 @@ weighted CDF gaps (equal to the in-memory ones to rounding).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ...utils import OUT_OF_UNIT_INTERVAL_ERROR
@@ -110,8 +112,9 @@ def mcdp_results(columns, epsilons, options):
     )
     domains = _domains(summary, groupings, domain if positive else UNIT_DOMAIN)
     if weighted:
-        per_eps = _weighted(
-            columns, summary, spec, groupings, epsilons, options, domains
+        gather = functools.partial(candidate_points, columns)
+        per_eps = weighted_exact(
+            gather, summary, spec, groupings, epsilons, options, domains
         )
     else:
         plans, needed = _mcdp_plans(summary, spec, groupings, epsilons, domains)
@@ -210,8 +213,15 @@ def weighted_pair_points(points, a, b, spec):
     return u, wa, wb, bins_of(u, spec)
 
 
-def _weighted(columns, summary, spec, groupings, epsilons, options, domains):
-    """Per ε, per grouping, every pair's exact sweep on weighted CDFs."""
+def weighted_exact(gather, summary, spec, groupings, epsilons, options, domains):
+    """Per ε, per grouping, every pair's exact sweep on weighted CDFs.
+
+    ``summary`` is pass 1's (with ``hist`` and ``whist``);
+    ``gather(spec, needed, keys)`` runs pass 2 and returns ``(values, rows,
+    counts, weights)`` of the distinct (row, score) pairs of the ``needed``
+    bins, so that any backend's passes can call it (the Dask engine's
+    ``gather_points``, given weights, would).
+    """
     plans, needed = [], np.zeros(spec["n_bins"] + 1, dtype=bool)
     arrays = summary["arrays"]
     for (name, codes, labels), dom in zip(groupings, domains):
@@ -230,7 +240,7 @@ def _weighted(columns, summary, spec, groupings, epsilons, options, domains):
                 needed |= per_e[-1][0]
             pair_plans.append((a, b, per_e))
         plans.append((name, codes, labels, h, hw, pair_plans))
-    points = candidate_points(columns, spec, needed, summary["keys"])
+    points = gather(spec, needed, summary["keys"])
     fmin_rows = arrays["fmin"][0] if "fmin" in arrays else None
     per_eps = [[] for _ in epsilons]
     for plan, dom in zip(plans, domains):
