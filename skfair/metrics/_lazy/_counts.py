@@ -1,0 +1,299 @@
+"""Group sizes, confusion counts, rates and moments of a frame, by aggregation.
+
+One group-by in the engine per call: by the sensitive columns (and, for
+the rates, the two label columns), with the number of rows and the sums of
+the weights and squared weights (and, for :func:`group_summaries`, of the
+scores' first and second moments). The client resolves the groups on the
+distinct rows as in memory, then builds exactly the in-memory objects:
+:class:`~skfair.metrics._group_counts.ConfusionCounts` (the rates of
+:class:`~skfair.metrics.GroupMetricFrame` and of
+``demographic_parity_difference`` and its relatives), and the
+``GroupSummary`` from which the Welch and Newcombe intervals of ΔDP are
+computed; :func:`group_sizes` feeds the DKW bands. Without weights the
+counts are exact integers and every rate is bit-equal to the in-memory one;
+weighted sums agree to rounding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import narwhals.stable.v2 as nw
+import numpy as np
+
+from ...utils import check_hard_labels
+from .._dask._groups import per_group
+from .._dask._inputs import LABEL_COLUMNS
+from .._group_counts import RATE_METRICS, ConfusionCounts, warn_undefined
+from ..inference._intervals import GroupSummary
+from ._frame import LazyColumns
+from ._groups import groupings_of
+from ._passes import per_row
+
+
+@dataclass(frozen=True)
+class GroupConfusion:
+    """The per-group confusion counts of a frame, and everyone's.
+
+    Attributes
+    ----------
+    name : str
+        The grouping's name (the sensitive columns joined by " & ").
+    labels : tuple
+        The groups' labels, in code order (those ``min_group_size`` keeps).
+    counts : ConfusionCounts
+        Per group, cells ``TN, FP, FN, TP``.
+    total : ConfusionCounts
+        The counts of every sample (one row), groups left out included.
+    """
+
+    name: str
+    labels: tuple
+    counts: ConfusionCounts
+    total: ConfusionCounts
+
+
+def _weight_sums(weight):
+    if weight is None:
+        return {}
+    w = nw.col(weight)
+    return {"w": w.sum(), "w2": (w * w).sum()}
+
+
+def group_confusion(
+    data,
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    pos_label=1,
+    sample_weight=None,
+    min_group_size=None,
+):
+    """Per-group confusion counts of hard labels (a :class:`GroupConfusion`).
+
+    ``y_true``, ``y_pred``, ``sensitive_features`` (a name or a list, whose
+    intersection is the grouping) and ``sample_weight`` are column names of
+    ``data``. Weighted cells are divided by the largest weight, as in
+    memory.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from skfair.metrics._lazy import group_confusion
+    >>> lf = pl.LazyFrame({"y": [0, 1, 1, 0], "p": [0, 1, 0, 1], "g": [0, 0, 1, 1]})
+    >>> group_confusion(lf, "y", "p", sensitive_features="g",
+    ...                 min_group_size=1).counts.rows.tolist()
+    [[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 1.0, 0.0]]
+    """
+    columns = LazyColumns(
+        data,
+        None,
+        sensitive_features,
+        sample_weight,
+        labels={"y_true": y_true, "y_pred": y_pred},
+    )
+    checked = columns.checked()
+    table, sums = per_row(columns, _weight_sums(sample_weight))
+    truth, pred = check_hard_labels(
+        table[y_true].to_numpy(), table[y_pred].to_numpy(), pos_label=pos_label
+    )
+    cell = 2 * truth.astype(np.intp) + pred.astype(np.intp)
+    table = table.rename(columns={y_true: LABEL_COLUMNS[0], y_pred: LABEL_COLUMNS[1]})
+    summary = {"table": table, "arrays": {"count": (sums["__count"], "add")}}
+    ((name, codes, labels),) = groupings_of(
+        summary, combine="intersection", min_group_size=min_group_size
+    )
+    everyone = np.zeros(codes.shape[0], dtype=np.intp)
+    # weighted cells are divided by the largest weight, as in memory
+    scale = checked.weight_max
+    return GroupConfusion(
+        name,
+        labels,
+        _cells(sums, cell, codes, len(labels), scale),
+        _cells(sums, cell, everyone, 1, scale),
+    )
+
+
+def _cells(sums, cell, codes, n_groups, scale):
+    """:class:`ConfusionCounts` of the distinct rows' sums, grouped by ``codes``."""
+
+    def table(values):
+        out = np.zeros((n_groups, 4))
+        kept = codes >= 0
+        np.add.at(out, (codes[kept], cell[kept]), values[kept])
+        return out
+
+    rows = table(sums["__count"])
+    if scale is None:
+        return ConfusionCounts(rows, None, rows)
+    return ConfusionCounts(
+        table(sums["w"] / scale), table(sums["w2"] / (scale * scale)), rows
+    )
+
+
+def group_rates(
+    names,
+    data,
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    pos_label=1,
+    sample_weight=None,
+    min_group_size=None,
+):
+    """Group values ``(n_groups, len(names))``, overall values and group labels.
+
+    The in-memory ``group_rates`` of ``skfair.metrics`` (the rates of
+    :data:`~skfair.metrics._group_counts.RATE_METRICS` by name) on the
+    columns of a frame, warning as it does about undefined rates;
+    ``compare(values, overall, how=..., method=...)`` then gives fairlearn's
+    differences and ratios.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from skfair.metrics._lazy import group_rates
+    >>> lf = pl.LazyFrame({"y": [0, 1, 1, 0], "p": [0, 1, 1, 1], "g": [0, 0, 1, 1]})
+    >>> values, overall, labels = group_rates(
+    ...     ["selection_rate"], lf, "y", "p", sensitive_features="g",
+    ...     min_group_size=1)
+    >>> values.tolist(), overall.tolist(), labels
+    ([[0.5], [1.0]], [0.75], (0, 1))
+    """
+    confusion = group_confusion(
+        data,
+        y_true,
+        y_pred,
+        sensitive_features=sensitive_features,
+        pos_label=pos_label,
+        sample_weight=sample_weight,
+        min_group_size=min_group_size,
+    )
+    metrics = [RATE_METRICS[name] for name in names]
+    for metric in metrics:
+        warn_undefined(metric, confusion.counts.weighted, confusion.labels)
+    weighted = confusion.counts.weighted
+    values = np.column_stack([m.value(weighted) for m in metrics])
+    total = confusion.total.weighted[0]
+    return values, np.array([m.value(total) for m in metrics]), confusion.labels
+
+
+def group_sizes(
+    data,
+    *,
+    sensitive_features,
+    sample_weight=None,
+    combine="intersection",
+    min_group_size=None,
+):
+    """Per grouping, its groups' sizes: the aggregates of the DKW bands.
+
+    Returns a list of ``(name, labels, n, weight, weight2)``: the number of
+    samples of each group (the DKW half-width's ``n``), and with weights
+    their sums and sums of squares (Kish's ``n_eff = weight**2 /
+    weight2``); None without weights.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from skfair.metrics._lazy import group_sizes
+    >>> lf = pl.LazyFrame({"g": ["a", "b", "b"]})
+    >>> [(name, labels, n.tolist()) for name, labels, n, _, _ in
+    ...  group_sizes(lf, sensitive_features="g", min_group_size=1)]
+    [('g', ('a', 'b'), [1.0, 2.0])]
+    """
+    columns = LazyColumns(data, None, sensitive_features, sample_weight)
+    columns.checked()
+    table, sums = per_row(columns, _weight_sums(sample_weight))
+    summary = {"table": table, "arrays": {"count": (sums["__count"], "add")}}
+    out = []
+    for name, codes, labels in groupings_of(
+        summary, combine=combine, min_group_size=min_group_size
+    ):
+        k = len(labels)
+        n = per_group(sums["__count"], codes, k)
+        if sample_weight is None:
+            out.append((name, labels, n, None, None))
+        else:
+            out.append(
+                (
+                    name,
+                    labels,
+                    n,
+                    per_group(sums["w"], codes, k),
+                    per_group(sums["w2"], codes, k),
+                )
+            )
+    return out
+
+
+def group_summaries(
+    data,
+    y_score,
+    *,
+    sensitive_features,
+    sample_weight=None,
+    combine="intersection",
+    min_group_size=None,
+    threshold=None,
+):
+    """Per grouping, the ``GroupSummary`` of the Welch and Newcombe intervals.
+
+    The groups' sizes, Kish's effective sizes, weighted means, the variance
+    of the weighted means and (with ``threshold``) the weighted rates of
+    ``y_score >= threshold``, from first and second moments summed in the
+    engine about the smallest score (the in-memory
+    ``summarise_groups`` sums squared residuals instead: equal to rounding).
+    Returns a list of ``(name, labels, GroupSummary)``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from skfair.metrics._lazy import group_summaries
+    >>> lf = pl.LazyFrame({"s": [.1, .3, .5, .9], "g": [0, 0, 1, 1]})
+    >>> (_, labels, summary), = group_summaries(lf, "s", sensitive_features="g",
+    ...                                         min_group_size=1)
+    >>> summary.mean.round(6).tolist(), summary.n.tolist()
+    ([0.2, 0.7], [2.0, 2.0])
+    """
+    columns = LazyColumns(data, y_score, sensitive_features, sample_weight)
+    checked = columns.checked()
+    shift = checked.low
+    x = nw.col(y_score) - shift
+    # a column of ones without weights (a literal cannot be aggregated)
+    w = nw.col(y_score) * 0.0 + 1.0 if sample_weight is None else nw.col(sample_weight)
+    aggs = {
+        "w": w.sum(),
+        "w2": (w * w).sum(),
+        "wx": (w * x).sum(),
+        "w2x": (w * w * x).sum(),
+        "w2x2": (w * w * x * x).sum(),
+    }
+    if threshold is not None:
+        above = (nw.col(y_score) >= threshold).cast(nw.Float64)
+        aggs["wa"] = (w * above).sum()
+        aggs["a"] = above.sum()
+    table, sums = per_row(columns, aggs)
+    summary = {"table": table, "arrays": {"count": (sums["__count"], "add")}}
+    out = []
+    for name, codes, labels in groupings_of(
+        summary, combine=combine, min_group_size=min_group_size
+    ):
+        g = {key: per_group(value, codes, len(labels)) for key, value in sums.items()}
+        out.append((name, labels, _summary(g, shift, threshold)))
+    return out
+
+
+def _summary(g, shift, threshold):
+    n, total = g["__count"], g["w"]
+    m = g["wx"] / total  # the mean about the shift
+    resid2 = g["w2x2"] - 2.0 * m * g["w2x"] + m * m * g["w2"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se2 = np.maximum(resid2, 0.0) / total**2 * n / (n - 1.0)
+    se2 = np.where(n > 1, se2, np.nan)
+    n_eff = total**2 / g["w2"]
+    if threshold is None:
+        return GroupSummary(n, n_eff, m + shift, se2)
+    return GroupSummary(n, n_eff, m + shift, se2, g["wa"] / total, g["a"])

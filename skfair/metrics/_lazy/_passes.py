@@ -1,0 +1,254 @@
+"""The engine's passes: group-by aggregations whose results reach the client.
+
+Pass 1 (:func:`histogram`) groups the rows by their sensitive row (and
+labels) and their score's bin and returns, per group and bin, the counts,
+weights and sums a metric asks for: about ``65,537 x groups`` rows. The bin
+of a score ``x`` is ``floor(x * 2**s) - K`` (:func:`grid_for`), exact in
+every IEEE engine (a product by a power of two, a floor, a difference of
+integers), so the client recomputes the same bin for any score; for scores
+in [0, 1] it is the Dask engine's unit grid (``s = 16``, ``K = 0``). Pass 2
+(:func:`candidate_points`) ships the distinct (sensitive row, score) pairs
+of the bins pass 1 could not decide, with their counts and weights.
+:func:`per_row` is the aggregation without bins (ΔDP, confusion counts,
+moments).
+"""
+
+from __future__ import annotations
+
+import math
+
+import narwhals.stable.v2 as nw
+import numpy as np
+import pandas as pd
+
+from .._dask._passes import N_BINS, bins_of, unit_spec
+from ._frame import collect
+
+BIN = "__skfair_bin"
+# the most ranges of bins in pass 2's filter
+MAX_RUNS = 32
+# the largest |x * 2**s| for which the engine's floor and difference are exact
+_EXACT = 2.0**52
+
+
+def grid_for(low, high, want):
+    """The grid of scores in ``[low, high]``: the Dask spec, and the shift ``s``.
+
+    Scores in [0, 1] take the unit grid (bins ``[k/B, (k+1)/B)``, the score
+    1 alone in bin ``B``); other ranges an aligned grid of width ``2**-s``
+    whose bins ``0 .. B-1`` hold every score (bin ``B`` stays empty).
+    """
+    if low >= 0.0 and high <= 1.0:
+        spec = unit_spec(want)
+        spec["shift"], spec["offset"] = 16, 0.0
+        return spec
+    span = high - low
+    shift = 0 if span == 0 else math.floor(math.log2((N_BINS - 1) / span))
+    peak = max(abs(low), abs(high), 1e-300)
+    shift = min(shift, math.floor(math.log2(_EXACT / peak)))
+    while shift > -1000 and (
+        math.floor(high * 2.0**shift) - math.floor(low * 2.0**shift) > N_BINS - 1
+    ):
+        shift -= 1
+    offset = float(math.floor(low * 2.0**shift))
+    edges = (offset + np.arange(N_BINS + 1, dtype=np.float64)) * 2.0**-shift
+    return {
+        "grid": "edges",
+        "n_bins": N_BINS,
+        "edges": edges,
+        "want": tuple(want),
+        "score": "y_score",
+        "shift": shift,
+        "offset": offset,
+    }
+
+
+def bin_expr(score, spec):
+    """The engine's bin of each score on ``spec``'s grid (an Int64 column)."""
+    scaled = (nw.col(score) * 2.0 ** spec["shift"]).floor()
+    if spec["offset"]:  # the unit grid needs no clip: its scores are in [0, 1]
+        scaled = scaled - spec["offset"]
+    return scaled.cast(nw.Int64)
+
+
+def _right_edge(spec):
+    """The right edge of each score's bin, as the engine computes it."""
+    step = 2.0 ** -spec["shift"]
+    right = (nw.col(BIN) + 1 + spec["offset"]).cast(nw.Float64) * step
+    if spec["grid"] == "unit":  # the last bin, the score 1, has width 0
+        right = nw.when(nw.col(BIN) == spec["n_bins"]).then(1.0).otherwise(right)
+    return right
+
+
+def histogram_query(columns, spec):
+    """Pass 1 as a lazy query: one row per (key row, bin) with ``spec["want"]``."""
+    want, score, weight = spec["want"], columns.score, columns.weight
+    frame = columns.frame.with_columns(bin_expr(score, spec).alias(BIN))
+    aggs = [nw.len().alias("hist")]
+    if "whist" in want:
+        aggs.append(nw.col(weight).sum().alias("whist"))
+    if "dsum" in want or "wdsum" in want:
+        frame = frame.with_columns((_right_edge(spec) - nw.col(score)).alias("__d"))
+        if "dsum" in want:
+            aggs.append(nw.col("__d").sum().alias("dsum"))
+        if "wdsum" in want:
+            frame = frame.with_columns((nw.col("__d") * nw.col(weight)).alias("__wd"))
+            aggs.append(nw.col("__wd").sum().alias("wdsum"))
+    if "fmin" in want:
+        aggs.append(nw.col(score).min().alias("fmin"))
+    if "range" in want:  # of the scores of positive weight, as in memory
+        ranged = nw.col(score)
+        if weight is not None:
+            ranged = nw.when(nw.col(weight) > 0).then(nw.col(score))
+        aggs += [ranged.min().alias("__rmin"), ranged.max().alias("__rmax")]
+    return frame.group_by(*columns.keys, BIN).agg(*aggs)
+
+
+def histogram(columns, spec):
+    """Pass 1: per distinct sensitive row, the ``(rows, nb)`` arrays of ``want``.
+
+    ``want`` may hold ``"hist"`` (counts), ``"whist"`` (weights),
+    ``"dsum"`` / ``"wdsum"`` (sums of ``right_edge - x``, weighted),
+    ``"fmin"`` (smallest score) and ``"range"`` (each row's smallest and
+    largest score). Returns the summary as the Dask engine's: ``keys``,
+    ``table``, ``arrays`` (name to ``(array, how)``), ``n``.
+    """
+    want = spec["want"]
+    out = collect(histogram_query(columns, spec))
+    rows, table, keys = encode_keys(out, columns.keys)
+    bins = out[BIN].to_numpy(dtype=np.intp)
+    nb = spec["n_bins"] + 1
+    arrays = {}
+    for name, fill, how in (
+        ("hist", 0, "add"),
+        ("whist", 0.0, "add"),
+        ("dsum", 0.0, "add"),
+        ("wdsum", 0.0, "add"),
+        ("fmin", np.inf, "min"),
+    ):
+        if name in out.columns:
+            dtype = np.int64 if name == "hist" else np.float64
+            array = np.full((len(keys), nb), fill, dtype=dtype)
+            array[rows, bins] = out[name].to_numpy(dtype=dtype)
+            if name == "dsum" or name == "wdsum":
+                array[:, -1] = 0.0
+            arrays[name] = (array, how)
+    arrays["count"] = (arrays["hist"][0].sum(axis=1), "add")
+    if "range" in want:
+        low = np.full(len(keys), np.inf)
+        high = np.full(len(keys), -np.inf)
+        found = out["__rmin"].notna().to_numpy()
+        rmin = out["__rmin"].to_numpy(dtype=np.float64, na_value=np.inf)
+        rmax = out["__rmax"].to_numpy(dtype=np.float64, na_value=-np.inf)
+        np.minimum.at(low, rows[found], rmin[found])
+        np.maximum.at(high, rows[found], rmax[found])
+        arrays["rmin"], arrays["rmax"] = (low, "min"), (high, "max")
+    n = int(arrays["count"][0].sum())
+    return {"n": n, "keys": keys, "table": table, "arrays": arrays}
+
+
+def encode_keys(out, names):
+    """Row codes of the aggregated rows, the table of distinct keys, their tuples."""
+    codes, uniques = [], []
+    for name in names:
+        c, u = pd.factorize(out[name], sort=False)
+        if u.dtype == object and all(isinstance(v, str) for v in u):
+            u = u.astype("str")  # an engine's object column of str: pandas' str
+        codes.append(np.asarray(c, dtype=np.intp))
+        uniques.append(u)
+    if len(names) == 1:
+        rows, table = codes[0], pd.DataFrame({names[0]: uniques[0]})
+    else:
+        dims = tuple(max(len(u), 1) for u in uniques)
+        flat = np.ravel_multi_index(tuple(codes), dims)
+        present, rows = np.unique(flat, return_inverse=True)
+        parts = np.unravel_index(present, dims)
+        table = pd.DataFrame(
+            {name: u.take(idx) for name, u, idx in zip(names, uniques, parts)}
+        )
+    keys = list(table.itertuples(index=False, name=None))
+    return np.asarray(rows, dtype=np.intp).ravel(), table, keys
+
+
+def bin_runs(needed, max_runs=MAX_RUNS):
+    """At most ``max_runs`` closed ranges of bins covering the ``needed`` ones.
+
+    The runs of consecutive needed bins, the shortest gaps between them
+    filled until ``max_runs`` remain: a short filter for every engine (a
+    list of thousands of literals makes Spark's planner crawl), written on
+    the scores themselves (a bin's edges are exact doubles), which engines
+    compare cheaply and push down to the files. The client drops the points
+    of the filled gaps.
+    """
+    edges = np.diff(np.r_[0, needed.astype(np.int8), 0])
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1
+    if starts.size > max_runs:
+        gaps = starts[1:] - ends[:-1]
+        breaks = np.sort(np.argsort(gaps, kind="stable")[gaps.size - max_runs + 1 :])
+        starts, ends = starts[np.r_[0, breaks + 1]], ends[np.r_[breaks, ends.size - 1]]
+    return list(zip(starts.tolist(), ends.tolist()))
+
+
+def candidate_points(columns, spec, needed, keys):
+    """Pass 2: the distinct (sensitive row, score) pairs of the ``needed`` bins.
+
+    Returns ``(values, rows, counts, weights)`` sorted by score, ``rows``
+    the codes of ``keys`` (pass 1's distinct rows), ``weights`` the sums of
+    weights (None without a weight column).
+    """
+    score, weight = columns.score, columns.weight
+    runs = bin_runs(needed)
+    if not runs:
+        empty = np.zeros(0)
+        return (
+            empty,
+            np.zeros(0, dtype=np.intp),
+            np.zeros(0, dtype=np.int64),
+            (None if weight is None else empty),
+        )
+    inside = None
+    for lo, hi in runs:  # bins lo..hi hold the scores in [edges[lo], edges[hi + 1])
+        term = nw.col(score) >= float(spec["edges"][lo])
+        if hi < spec["n_bins"]:
+            term = term & (nw.col(score) < float(spec["edges"][hi + 1]))
+        inside = term if inside is None else inside | term
+    aggs = [nw.len().alias("__count")]
+    if weight is not None:
+        aggs.append(nw.col(weight).sum().alias("__weight"))
+    frame = columns.frame.filter(inside)  # on the scores: cheap, and pushed down
+    out = collect(frame.group_by(*columns.sensitive, score).agg(*aggs))
+    values = out[score].to_numpy(dtype=np.float64)
+    keep = needed[bins_of(values, spec)]
+    out, values = out[keep], values[keep]
+    index = {key: j for j, key in enumerate(keys)}
+    rows = np.zeros(0, dtype=np.intp)
+    if len(out):
+        local_rows, _, local = encode_keys(out, columns.sensitive)
+        table = np.array([index[key] for key in local], dtype=np.intp)
+        rows = table[local_rows]
+    counts = out["__count"].to_numpy(dtype=np.int64)
+    weights = None if weight is None else out["__weight"].to_numpy(dtype=np.float64)
+    order = np.lexsort((rows, values))
+    return (
+        values[order],
+        rows[order],
+        counts[order],
+        None if weights is None else weights[order],
+    )
+
+
+def per_row(columns, aggs):
+    """Per distinct key row (sensitive row and labels): the named aggregations.
+
+    ``aggs`` maps output names to narwhals aggregation expressions; returns
+    ``(table, values)`` with ``values`` a dict of arrays in table order and
+    ``"__count"`` the rows of each key.
+    """
+    exprs = [nw.len().alias("__count")] + [e.alias(n) for n, e in aggs.items()]
+    out = collect(columns.frame.group_by(*columns.keys).agg(*exprs))
+    rows, table, _ = encode_keys(out, columns.keys)
+    order = np.argsort(rows, kind="stable")
+    values = {
+        name: out[name].to_numpy(dtype=np.float64)[order] for name in ["__count", *aggs]
+    }
+    return table, values
