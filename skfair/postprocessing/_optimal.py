@@ -567,8 +567,17 @@ class OptimalParityClassifier(
         return np.column_stack([1.0 - positive, positive])
 
     def _cell_keys(self, proba):
-        """The integer cell of every probability vector."""
-        return np.rint(proba * self.n_bins).astype(np.int64)
+        """The cell of every probability vector, as one integer per row.
+
+        The vector rounded to multiples of ``1 / n_bins``, read as the digits
+        of a number in base ``n_bins + 1`` (or kept as rows of digits when
+        that number would not fit in 63 bits).
+        """
+        digits = np.rint(proba * self.n_bins).astype(np.int64)
+        base = self.n_bins + 1
+        if proba.shape[1] * np.log2(base) >= 63:
+            return digits
+        return digits @ base ** np.arange(proba.shape[1], dtype=np.int64)
 
     def _fit_cells(self, proba, y_index, codes, weights, cost):
         """The multiclass program; returns the fit rows' decision probabilities."""
@@ -577,6 +586,7 @@ class OptimalParityClassifier(
         for g in range(len(self.groups_)):
             rows = np.flatnonzero(codes == g)
             cell_keys, inverse = np.unique(keys[rows], axis=0, return_inverse=True)
+            inverse = inverse.ravel()
             mass = np.bincount(inverse, weights=weights[rows])
             mean = (
                 np.column_stack(
@@ -602,7 +612,7 @@ class OptimalParityClassifier(
         decisions = np.zeros_like(proba)
         self._cells = []
         for (rows, inverse, cell_keys), w in zip(cells, solution.weights):
-            rule = w.reshape(cell_keys.shape[0], proba.shape[1])
+            rule = w.reshape(len(cell_keys), proba.shape[1])
             decisions[rows] = rule[inverse]
             self._cells.append((cell_keys, rule))
         self._fit_linear_rules(solution, proba, codes, weights, cost)
@@ -730,11 +740,12 @@ class OptimalParityClassifier(
         decisions = np.zeros_like(proba)
         for g, (cell_keys, rule) in enumerate(self._cells):
             rows = np.flatnonzero(codes == g)
-            both = np.vstack([cell_keys, keys[rows]])
+            both = np.concatenate([cell_keys, keys[rows]])
             _, inverse = np.unique(both, axis=0, return_inverse=True)
+            inverse, n_cells = inverse.ravel(), len(cell_keys)
             lookup = np.full(inverse.max() + 1, -1)
-            lookup[inverse[: cell_keys.shape[0]]] = np.arange(cell_keys.shape[0])
-            cell = lookup[inverse[cell_keys.shape[0] :]]
+            lookup[inverse[:n_cells]] = np.arange(n_cells)
+            cell = lookup[inverse[n_cells:]]
             seen = cell >= 0
             decisions[rows[seen]] = rule[cell[seen]]
             unseen = rows[~seen]
