@@ -157,7 +157,9 @@ def two_groups(draw, *, both_classes=False):
     group = np.array([0, 1] * (n // 2) + [0] * (n % 2))
     y[:4] = [0, 0, 1, 1]  # both classes in both groups
     if not both_classes:
-        y[:2] = draw(st.sampled_from([[0, 0], [1, 0], [0, 1]]))  # a group may be one class
+        y[:2] = draw(
+            st.sampled_from([[0, 0], [1, 0], [0, 1]])
+        )  # a group may be one class
     return np.column_stack([group, scores]), y
 
 
@@ -204,7 +206,7 @@ def brute_multiclass(mass, labels, tolerance):
     """
     n_classes = labels[0].shape[1]
     total = sum(m.sum() for m in mass)
-    rules, columns, block = [], [], []
+    rules = []
     for g, (m, s) in enumerate(zip(mass, labels)):
         for choice in itertools.product(range(n_classes), repeat=m.size):
             rates = np.zeros(n_classes)
