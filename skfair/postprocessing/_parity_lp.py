@@ -291,6 +291,12 @@ def solve_mixtures(groups, *, tolerance):
     program = _program(groups, tolerance)
     offsets = program.pop("offsets")
     result = linprog(**program, method="highs")
+    if result.status == 2:
+        # The program is feasible by construction (every trivial rule meets
+        # any tolerance); HiGHS's presolve can declare it infeasible when many
+        # rate rows are nearly dependent (equalised odds, several classes, a
+        # tolerance of 0). Solve it again without presolve.
+        result = linprog(**program, method="highs", options={"presolve": False})
     if result.status != 0:
         raise RuntimeError(
             LP_FAILED_ERROR.format(status=result.status, message=result.message)

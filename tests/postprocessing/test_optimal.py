@@ -494,3 +494,25 @@ def test_errors(binary_data):
             FrozenEstimator(model), sensitive=0, cost_matrix=np.ones(3)
         ).fit(X, y)
     assert str(info.value) == COST_MATRIX_ERROR.format(expected=(2, 2), got=(3,))
+
+
+def test_a_presolve_infeasible_verdict_is_solved_again(binary_data, monkeypatch):
+    # HiGHS's presolve once called a (feasible) 3-class equalised-odds program
+    # at tolerance 0 infeasible; the solver then runs again without presolve
+    import skfair.postprocessing._parity_lp as parity_lp
+
+    calls = []
+    real = parity_lp.linprog
+
+    def presolve_says_infeasible(**kwargs):
+        calls.append(kwargs.get("options"))
+        result = real(**kwargs)
+        if kwargs.get("options") is None:
+            result.status = 2
+        return result
+
+    monkeypatch.setattr(parity_lp, "linprog", presolve_says_infeasible)
+    X, y = binary_data
+    clf = fit(X[:, :2], y, constraint="equalized_odds")
+    assert calls == [None, {"presolve": False}]
+    assert clf.violation_ <= 1e-9
