@@ -681,14 +681,17 @@ class OptimalParityClassifier(
             np.sum(weights[kept] * decisions[kept, y_index[kept]]) / weights[kept].sum()
         )
         pairs = self._rate_pairs()
-        rates = np.full((len(self.groups_), len(pairs)), np.nan)
-        for g in range(len(self.groups_)):
-            for r, (true, decided) in enumerate(pairs):
-                rows = (codes == g) & ((y_index == true) if true is not None else True)
-                if weights[rows].sum() > 0:
-                    rates[g, r] = np.average(
-                        decisions[rows, decided], weights=weights[rows]
-                    )
+        n_groups = len(self.groups_)
+        rates = np.full((n_groups, len(pairs)), np.nan)
+        for r, (true, decided) in enumerate(pairs):
+            rows = kept if true is None else kept & (y_index == true)
+            mass = np.bincount(codes[rows], weights=weights[rows], minlength=n_groups)
+            hits = np.bincount(
+                codes[rows],
+                weights=weights[rows] * decisions[rows, decided],
+                minlength=n_groups,
+            )
+            np.divide(hits, mass, out=rates[:, r], where=mass > 0)
         index = pd.Index(self.groups_)
         if not isinstance(index, pd.MultiIndex):
             index.name = self._sensitive_name
