@@ -25,6 +25,10 @@ class ThresholdInvariantClassifier(
     pass
 
 
+class OptimalParityClassifier(_RowGroups, postprocessing.OptimalParityClassifier):
+    pass
+
+
 class FairGBMClassifier(_RowGroups, ensemble.FairGBMClassifier):
     pass
 
@@ -64,6 +68,8 @@ ESTIMATORS = [
     ThresholdInvariantClassifier(
         LogisticRegression(), sensitive=0, cv=3, unseen_group="pooled"
     ),
+    # cv=3: some checks' data hold classes of 4 samples
+    OptimalParityClassifier(LogisticRegression(), sensitive=0, cv=3),
     FairMLPClassifier(
         sensitive=0, max_iter=100, learning_rate_init=1e-2, random_state=0
     ),
@@ -114,6 +120,14 @@ EXPECTED_FAILED_CHECKS = {
         "check_sample_weight_equivalence_on_dense_data": (
             "stochastic mini-batches: repeating a row changes the batches drawn, "
             "so integer weights and repeated rows train different networks"
+        ),
+    },
+    "OptimalParityClassifier": {
+        "check_classifiers_train": (
+            "predict draws each decision from predict_proba's randomised rule, so "
+            "where the rule mixes two decisions predict is not predict_proba's "
+            "argmax (tests/postprocessing/test_optimal.py checks that predict "
+            "follows predict_proba's frequencies)"
         ),
     },
     "FairLGBMClassifier": {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 
 from ..model_selection import fairest_within, tolerance_floor
 from ._base import TEXT_BOX, _FairnessDisplayMixin
@@ -93,6 +94,9 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
     each point a threshold, performance (balanced accuracy by default)
     against ΔDP_b^t, thresholds at which some group's positive rate is 0 or 1
     drawn as excluded crosses and never recommended.
+
+    :meth:`from_tolerances` draws a post-processor's accuracy against its
+    parity gap, one fitted rule per tolerance.
 
     Parameters
     ----------
@@ -530,6 +534,87 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
             pick_label="recommended threshold",
         )
         display.tradeoff_ = tradeoff
+        return display.plot(ax=ax, annotate=annotate)
+
+    @classmethod
+    def from_tolerances(
+        cls,
+        estimator,
+        X,
+        y,
+        *,
+        tolerances=(0.0, 0.01, 0.02, 0.05, 0.1),
+        sample_weight=None,
+        ax=None,
+        annotate=True,
+    ):
+        """Plot accuracy against the parity gap of a post-processor's tolerances.
+
+        ``estimator`` (an unfitted
+        :class:`~skfair.postprocessing.OptimalParityClassifier`, or any
+        estimator with a ``tolerance`` parameter and fitted ``accuracy_`` and
+        ``violation_``) is cloned and fitted once per tolerance; each point is
+        a fitted rule at its accuracy and largest gap on the fit data, which
+        for ``OptimalParityClassifier`` trace the exact optimum of the rule
+        class. A :class:`~sklearn.frozen.FrozenEstimator` base model makes
+        each fit a single linear program. Nothing is selected: use
+        :class:`~sklearn.model_selection.GridSearchCV` over ``tolerance``
+        with :func:`~skfair.model_selection.fairest_within` to pick one on
+        held-out folds.
+
+        Parameters
+        ----------
+        estimator : estimator instance
+            The post-processor, unfitted.
+        X, y : array-like
+            The data it is fitted on.
+        tolerances : sequence of float, default=(0.0, 0.01, 0.02, 0.05, 0.1)
+            The tolerances to fit.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to every ``fit``.
+        ax, annotate
+            See :meth:`plot`.
+
+        Returns
+        -------
+        display : FairnessTradeoffDisplay
+            One point per tolerance and the Pareto front, drawn;
+            ``display.estimators_`` holds the fitted post-processors.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.frozen import FrozenEstimator
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from skfair.plotting import FairnessTradeoffDisplay
+        >>> from skfair.postprocessing import OptimalParityClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> group = rng.integers(0, 2, 2000)
+        >>> x = rng.normal(group, 1.0, 2000)
+        >>> X = np.column_stack([group, x])
+        >>> y = (x + rng.normal(size=2000) > 0.5).astype(int)
+        >>> model = FrozenEstimator(LogisticRegression().fit(X[:1000], y[:1000]))
+        >>> display = FairnessTradeoffDisplay.from_tolerances(
+        ...     OptimalParityClassifier(model, sensitive=0), X[1000:], y[1000:],
+        ...     tolerances=[0.0, 0.1, 0.2])
+        >>> [round(float(a), 3) for a in display.performance]
+        [0.742, 0.753, 0.76]
+        """
+        fitted = [
+            clone(estimator)
+            .set_params(tolerance=tolerance)
+            .fit(X, y, sample_weight=sample_weight)
+            for tolerance in tolerances
+        ]
+        constraint = getattr(estimator, "constraint", "parity").replace("_", " ")
+        display = cls(
+            performance=np.array([e.accuracy_ for e in fitted]),
+            unfairness=np.array([e.violation_ for e in fitted]),
+            candidate_names=[f"tolerance={t:g}" for t in tolerances],
+            performance_name="accuracy on the fit data",
+            fairness_name=f"{constraint} gap",
+        )
+        display.estimators_ = fitted
         return display.plot(ax=ax, annotate=annotate)
 
     @classmethod
