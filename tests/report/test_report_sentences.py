@@ -371,10 +371,10 @@ ROOT = pathlib.Path(skfair.__file__).parent
 
 
 @pytest.mark.parametrize("package", ["report", "plotting"])
-def test_no_locals_and_short_modules(package):
+def test_no_locals(package):
+    # The 600-line module cap is withdrawn (DESIGN.md); modules are cut by concept.
     for path in (ROOT / package).glob("*.py"):
         source = path.read_text(encoding="utf-8")
-        assert len(source.splitlines()) <= 600, path.name
         names = {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
         assert "locals" not in names, path.name
 
