@@ -17,7 +17,7 @@ from skfair._cli._audit import (
     NO_INPUT_ERROR,
 )
 from skfair._cli._groups import ONE_GROUP_ERROR
-from skfair.utils import parse_group_label
+from skfair.utils._labels import parse_group_label
 
 FAST = ["--n-resamples", "19"]
 

@@ -29,13 +29,11 @@ from skfair.metrics import (
 )
 from skfair.model_selection import compare_estimators, make_hfm_encoder
 from skfair.postprocessing import ThresholdInvariantClassifier
-from skfair.utils import (
+from skfair.utils import check_sensitive_features, drop_sensitive, select_sensitive
+from skfair.utils._dataframe import (
     LAZY_FRAME_ERROR,
-    check_sensitive_features,
     describe,
-    drop_sensitive,
     replace_column,
-    select_sensitive,
     to_pandas,
 )
 

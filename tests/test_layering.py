@@ -323,7 +323,6 @@ def test_no_import_circle_between_modules():
     assert not found, "\n".join(", ".join(c) for c in found)
 
 
-@pytest.mark.xfail(reason="removed by the re-cut in progress (issue 35)", strict=True)
 def test_inits_export_their_public_names_only():
     wrong = [w for rel, tree, _ in MODULES for w in init_exports(rel, tree)]
     assert not wrong, "\n".join(wrong)

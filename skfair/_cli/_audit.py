@@ -401,7 +401,7 @@ def check_binary_ranges(args, parser):
 
 def _check_task(args, parser, y_true, y_score):
     """``(task, reason)``: given, implied by --score-prefix, or detected (said)."""
-    from skfair.report import detect_task
+    from skfair.report._regression import detect_task
 
     task, reason = detect_task(
         y_true, y_score, None if args.task == "auto" else args.task
@@ -509,7 +509,7 @@ def _groups(args, sensitive):
 def _audit(args, parser, loaded, progress):
     """Shape the inputs, run :func:`skfair.report.audit`; errors in CLI words."""
     from skfair.report import audit
-    from skfair.utils import ContinuousSensitiveError
+    from skfair.utils._group_encoding import ContinuousSensitiveError
 
     y_true, y_score, sensitive, X, source = loaded
     task = _check_task(args, parser, y_true, y_score)

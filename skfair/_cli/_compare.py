@@ -511,7 +511,7 @@ def _attributes(args, parser, bunch):
 
 
 def _learner_names(args, parser):
-    from skfair.model_selection import LEARNER_NAMES
+    from skfair.model_selection._hfm_paper import LEARNER_NAMES
 
     names = [n for n in LEARNER_NAMES if n in (args.learners or LEARNER_NAMES)]
     if any(n.startswith("FairGBM") for n in names) and not _fairgbm_available():

@@ -220,7 +220,7 @@ def _small_groups_line(warning):
 
     Intersections are named as the report writes them: ``'female & youth'``.
     """
-    from skfair.utils import group_label_text
+    from skfair.utils._labels import group_label_text
 
     if warning.name is None:
         return str(warning).strip()

@@ -18,13 +18,9 @@ import numpy as np
 import pandas as pd
 
 from skfair._cli._inputs import match_label
-from skfair.utils import (
-    SMALL_GROUP_SIZE,
-    ContinuousSensitiveError,
-    check_continuous,
-    group_label_text,
-    parse_group_label,
-)
+from skfair.utils import SMALL_GROUP_SIZE
+from skfair.utils._group_encoding import ContinuousSensitiveError, check_continuous
+from skfair.utils._labels import group_label_text, parse_group_label
 
 BINS_FORMAT_ERROR = (
     "expected COL=EDGES (increasing numbers, e.g. age=25,45,65) or COL=qN "
@@ -204,7 +200,7 @@ def _text_groups(values, column, min_group_size, na_group):
     """A text column as a categorical of its labels as written.
 
     Labels that are all numbers are in numeric order (a ``--na-group`` label
-    last) and refused beyond :data:`~skfair.utils.MAX_NUMERIC_GROUPS` (a
+    last) and refused beyond :data:`~skfair.utils._group_encoding.MAX_NUMERIC_GROUPS` (a
     continuous column: ``--bins``); other labels are sorted, a ``--na-group``
     label among them, and refused when they make many tiny groups, unless
     ``--min-group-size`` leaves those out. Missing values stay missing.
@@ -387,9 +383,9 @@ def reference_group(sensitive, text, *, sizes=None, min_group_size=None):
     """The group ``--reference`` names: a label, or a tuple of labels.
 
     With several attributes, ``text`` is the group's label as the report
-    writes it (:func:`skfair.utils.group_label_text`: the labels joined by
+    writes it (:func:`skfair.utils._labels.group_label_text`: the labels joined by
     ``" & "``, a label containing ``" & "`` or a quote in double quotes),
-    read with :func:`skfair.utils.parse_group_label`.
+    read with :func:`skfair.utils._labels.parse_group_label`.
 
     Examples
     --------

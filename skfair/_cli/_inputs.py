@@ -108,7 +108,7 @@ def read_frame(path, kind, columns, *, text=()):
     if polars_available():
         import polars as pl
 
-        from skfair.utils import to_pandas
+        from skfair.utils._dataframe import to_pandas
 
         if kind == "csv":
             frame = pl.read_csv(

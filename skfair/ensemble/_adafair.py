@@ -9,7 +9,8 @@ import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_random_state
 
-from skfair.utils import check_sample_weight_1d, resolve_privileged
+from skfair.utils import resolve_privileged
+from skfair.utils._validation import check_sample_weight_1d
 
 from ._base import BaseFairEnsemble, Interval, _fit_context
 

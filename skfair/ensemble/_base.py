@@ -18,13 +18,11 @@ from sklearn.base import (
 from sklearn.utils._param_validation import Interval, StrOptions  # noqa: F401
 from sklearn.utils.validation import check_is_fitted
 
-from skfair.utils import (
-    BinaryDecisionMixin,
-    check_binary_y,
-    drop_unused_categories,
-    resolve_columns,
-    sensitive_groupings,
-)
+from skfair.utils import sensitive_groupings
+from skfair.utils._estimator import BinaryDecisionMixin
+from skfair.utils._group_encoding import drop_unused_categories
+from skfair.utils._sensitive_spec import resolve_columns
+from skfair.utils._validation import check_binary_y
 
 NON_FINITE_FEATURE_ERROR = (
     "Input X contains NaN or infinity in column(s) {columns} (the first at row "
@@ -67,7 +65,7 @@ class BaseFairEnsemble(BinaryDecisionMixin, ClassifierMixin, BaseEstimator):
         """Validate the training data, set ``classes_`` and ``groups_``.
 
         Returns the float64 features, ``y`` as 0/1 (1 for ``classes_[1]``) and
-        the :class:`~skfair.utils.Grouping` (a categorical's unused categories
+        the :class:`~skfair.utils._groups.Grouping` (a categorical's unused categories
         are no groups: a cross-validation fold may miss some).
         """
         features, y = self._validate_X(X, y, reset=True)

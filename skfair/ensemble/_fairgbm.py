@@ -20,7 +20,7 @@ from joblib import effective_n_jobs
 from scipy.special import expit
 from sklearn.utils.validation import check_random_state
 
-from skfair.utils import to_pandas
+from skfair.utils._dataframe import to_pandas
 
 from ._base import BaseFairEnsemble, Interval, StrOptions, _fit_context
 

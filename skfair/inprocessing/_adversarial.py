@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import (  # scikit-learn's own validation;
     StrOptions,
 )
 
-from skfair.utils import fill_doc
+from skfair.utils._docstrings import fill_doc
 
 from ._base import PENALISED_DOCS, BaseFairPenalised
 from ._mlp import MLP_DOCS, _log_loss, _MLPTrainingMixin

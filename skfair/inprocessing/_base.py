@@ -30,22 +30,18 @@ from sklearn.utils._param_validation import (  # scikit-learn's own validation;
 )
 from sklearn.utils.validation import check_is_fitted
 
-from skfair.utils import (
-    BinaryDecisionMixin,
-    SensitiveColumnsMixin,
-    check_sample_weight_1d,
-    drop_sensitive,
-    is_dataframe,
-    resolve_columns,
-    sensitive_groupings,
-)
+from skfair.utils import drop_sensitive, sensitive_groupings
+from skfair.utils._dataframe import is_dataframe
+from skfair.utils._estimator import BinaryDecisionMixin, SensitiveColumnsMixin
+from skfair.utils._sensitive_spec import resolve_columns
+from skfair.utils._validation import check_sample_weight_1d
 
 from ._multiclass import CLASS_AGGS, check_class_target, per_class_penalty
 from ._penalties import PENALTIES, _observed_range, _penalty_on_domain
 
 UNIT_DOMAIN = (0.0, 1.0)
 
-#: Docstring parts (:func:`skfair.utils.fill_doc`) of the parameters and
+#: Docstring parts (:func:`skfair.utils._docstrings.fill_doc`) of the parameters and
 #: attributes that the in-processing estimators describe alike.
 PENALISED_DOCS = {
     "sensitive": """

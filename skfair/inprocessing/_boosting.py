@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import (  # scikit-learn's own validation;
 )
 from sklearn.utils.validation import check_random_state
 
-from skfair.utils import fill_doc
+from skfair.utils._docstrings import fill_doc
 
 from ._base import PENALISED_DOCS, BaseFairPenalised, BaseFairPenalisedRegressor
 from ._multiclass import softmax_vjp
@@ -22,7 +22,7 @@ MIN_HESSIAN = 1e-6
 #: Smallest class prior of the multiclass starting score (LightGBM's kEpsilon).
 MIN_PRIOR = 1e-15
 
-#: Docstring parts (:func:`skfair.utils.fill_doc`) of the parameters that
+#: Docstring parts (:func:`skfair.utils._docstrings.fill_doc`) of the parameters that
 #: both LightGBM estimators take (see ``_BoostingMixin._boosting_constraints``).
 BOOSTING_DOCS = {
     "boosting": """

@@ -15,7 +15,8 @@ from sklearn.utils._param_validation import (  # scikit-learn's own validation;
 from sklearn.utils.validation import check_random_state
 from threadpoolctl import threadpool_limits
 
-from skfair.utils import fill_doc, user_stacklevel
+from skfair.utils._docstrings import fill_doc
+from skfair.utils._groups import user_stacklevel
 
 from ._base import PENALISED_DOCS, BaseFairPenalised, score_penalty
 from ._model_penalties import (
@@ -54,7 +55,7 @@ DIVERGED_ERROR = (
     "{largest:.3g}; the float32 weights overflow beyond 3.4e+38)."
 )
 
-#: Docstring parts (:func:`skfair.utils.fill_doc`) of the parameters that
+#: Docstring parts (:func:`skfair.utils._docstrings.fill_doc`) of the parameters that
 #: the MLP estimators describe alike.
 MLP_DOCS = {
     "min_group_size": """

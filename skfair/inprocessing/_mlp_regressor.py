@@ -6,7 +6,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from skfair.utils import fill_doc
+from skfair.utils._docstrings import fill_doc
 
 from ._base import PENALISED_DOCS, BaseFairPenalisedRegressor
 from ._mlp import MLP_DOCS, _MLPTrainingMixin

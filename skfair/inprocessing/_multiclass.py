@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import log_softmax, softmax
 
-from skfair.utils import check_binary_y
+from skfair.utils._validation import check_binary_y
 
 CLASS_AGGS = ("max", "mean")
 
@@ -44,7 +44,7 @@ def check_class_target(y, *, estimator):
     """The training target of a classifier and its classes.
 
     A binary target gives ``(y01, classes)`` with ``y01`` the 0/1 floats of
-    ``classes[1]`` (:func:`skfair.utils.check_binary_y`); a target of more
+    ``classes[1]`` (:func:`skfair.utils._validation.check_binary_y`); a target of more
     than two classes gives ``(codes, classes)`` with ``codes`` the index of
     each label in ``classes`` (sorted, any label type). One class raises
     :data:`ONE_CLASS_ERROR`, anything else (a continuous or multi-output

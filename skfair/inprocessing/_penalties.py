@@ -17,8 +17,10 @@ import warnings
 import numpy as np
 from scipy.special import expit
 
-from skfair.metrics import check_epsilon, mcdp_details
-from skfair.utils import check_sensitive_features, codes_as_groups
+from skfair.metrics import mcdp_details
+from skfair.metrics._mcdp import check_epsilon
+from skfair.utils import check_sensitive_features
+from skfair.utils._groups import codes_as_groups
 
 PENALTIES = ("mcdp", "dp", "abcc")
 

@@ -22,7 +22,6 @@ Other subpackages import from :mod:`skfair.metrics` and
 ``__all__`` (``check_epsilon``) serve them.
 """
 
-# ruff: noqa: F401 (check_epsilon is re-exported for skfair's own subpackages)
 from ._confidence import MetricConfidenceInterval, metric_confidence_interval
 from ._disaggregation import GroupMetricFrame
 from ._discriminative_risk import discriminative_risk
@@ -36,7 +35,7 @@ from ._group_gaps import (
 )
 from ._hfm import HFMResult, HFMUndefinedWarning, hfm, hfm_distances
 from ._hfm_scorer import make_hfm_scorer
-from ._mcdp import MCDPResult, check_epsilon, mcdp, mcdp_curve, mcdp_details
+from ._mcdp import MCDPResult, mcdp, mcdp_curve, mcdp_details
 from ._multiclass import per_class_values
 from ._multiclass_rates import (
     MulticlassRateResult,
@@ -64,7 +63,6 @@ from ._regression import (
     root_mean_squared_error_difference,
 )
 from ._regression_table import regression_gap_intervals, regression_group_table
-from ._score_type import check_score_type, unit_interval_reason
 from ._scorer import (
     make_abcc_scorer,
     make_abpc_scorer,

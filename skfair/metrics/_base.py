@@ -7,13 +7,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..utils import (
-    Grouping,
+from ..utils import sensitive_groupings
+from ..utils._groups import Grouping
+from ..utils._validation import (
     check_same_index,
     check_same_length,
     check_sample_weight_1d,
     check_scores,
-    sensitive_groupings,
 )
 from ._kernels import SortedScores, group_pairs, sort_scores
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..utils import check_scores
+from ..utils._validation import check_scores
 from ._distribution import abcc, abpc, delta_dp
 from ._mcdp import mcdp
 from ._multiclass import is_class_scores

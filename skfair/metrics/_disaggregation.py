@@ -12,10 +12,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..utils import (
-    check_hard_labels,
-    check_min_group_size,
-)
+from ..utils._groups import check_min_group_size
+from ..utils._validation import check_hard_labels
 from ._base import checked_label_pair
 from ._disaggregation_inputs import (
     DUPLICATE_NAME_ERROR,

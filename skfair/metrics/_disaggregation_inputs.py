@@ -13,12 +13,9 @@ import functools
 import numpy as np
 import pandas as pd
 
-from ..utils import (
-    check_same_length,
-    check_sample_weight_1d,
-    check_sensitive_features,
-    to_pandas,
-)
+from ..utils import check_sensitive_features
+from ..utils._dataframe import to_pandas
+from ..utils._validation import check_same_length, check_sample_weight_1d
 from ._disaggregation_strata import FrameMetric
 from ._group_counts import RATE_METRICS
 

@@ -27,7 +27,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..utils import drop_small_groups
+from ..utils._groups import drop_small_groups
 from ._group_counts import (
     ConfusionCounts,
     RateMetric,

@@ -10,20 +10,11 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 
-from ..utils import (
-    apply_min_group_size,
-    check_fraction,
-    check_min_group_size,
-    check_same_index,
-    check_sample_weight_1d,
-    check_sensitive_features,
-    columns_at,
-    is_dataframe,
-    privileged_by_column,
-    replace_column,
-    resolve_columns,
-    resolve_privileged,
-)
+from ..utils import check_sensitive_features, resolve_privileged
+from ..utils._dataframe import is_dataframe, replace_column
+from ..utils._groups import apply_min_group_size, check_min_group_size
+from ..utils._sensitive_spec import columns_at, privileged_by_column, resolve_columns
+from ..utils._validation import check_fraction, check_same_index, check_sample_weight_1d
 
 NO_UNPRIVILEGED_ERROR = (
     "column {column!r} holds only its privileged value {value!r}; a "
@@ -49,7 +40,7 @@ def _disturb(X, positions, names, values, options):
     """A copy of ``X`` with its sensitive columns disturbed, and the kept mask.
 
     The copy is of the library of ``X`` (a polars frame stays one); the
-    labels are read as pandas (:func:`~skfair.utils.columns_at`).
+    labels are read as pandas (:func:`~skfair.utils._sensitive_spec.columns_at`).
     """
     frame = is_dataframe(X)
     out = X if frame else np.array(X, copy=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..utils import check_fraction
+from ..utils._validation import check_fraction
 from ._rates import group_rates
 
 

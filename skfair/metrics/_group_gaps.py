@@ -16,7 +16,8 @@ import warnings
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-from ..utils import resolve_privileged, user_stacklevel
+from ..utils import resolve_privileged
+from ..utils._groups import user_stacklevel
 from ._dask import dask_dispatch
 from ._rate_factory import published
 from ._rates import binary_group_inputs

@@ -24,15 +24,13 @@ import pandas as pd
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_random_state
 
-from ..utils import (
+from ..utils import sensitive_groupings
+from ..utils._dataframe import is_dataframe, non_numeric_columns, numeric_array
+from ..utils._validation import (
     check_hard_labels,
     check_same_index,
     check_same_length,
     column_1d,
-    is_dataframe,
-    non_numeric_columns,
-    numeric_array,
-    sensitive_groupings,
 )
 from ._kernels import nearest_other_group, projected_other_group_distances
 

@@ -11,7 +11,8 @@ from sklearn.base import clone, is_regressor
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import drop_sensitive, is_dataframe, non_numeric_columns, numeric_array
+from ..utils import drop_sensitive
+from ..utils._dataframe import is_dataframe, non_numeric_columns, numeric_array
 from ._hfm import hfm
 from ._scorer import _FairnessScorer, scorer_factory
 

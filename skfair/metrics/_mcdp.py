@@ -53,7 +53,7 @@ def check_epsilon(epsilon):
 
     Examples
     --------
-    >>> from skfair.metrics import check_epsilon
+    >>> from skfair.metrics._mcdp import check_epsilon
     >>> check_epsilon(0.05)
     0.05
     """

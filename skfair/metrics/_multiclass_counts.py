@@ -29,11 +29,7 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import UndefinedMetricWarning
 
-from ..utils import (
-    LABEL_NAN_ERROR,
-    check_sample_weight_1d,
-    column_1d,
-)
+from ..utils._validation import LABEL_NAN_ERROR, check_sample_weight_1d, column_1d
 from ._base import checked_label_pair
 from ._group_counts import ConfusionCounts, compare, warn_undefined
 

@@ -16,7 +16,7 @@ is unchanged.
 
 from __future__ import annotations
 
-from ..utils import fill_doc
+from ..utils._docstrings import fill_doc
 
 
 def published(function, name, doc, *parts):
@@ -31,7 +31,7 @@ def published(function, name, doc, *parts):
         The public name; the module binds it to the result.
     doc : str
         The docstring, with placeholder lines ``<part>`` for the shared
-        parts of ``parts`` (see :func:`skfair.utils.fill_doc`).
+        parts of ``parts`` (see :func:`skfair.utils._docstrings.fill_doc`).
     *parts : dict of str to str
         Shared docstring parts, by name.
 

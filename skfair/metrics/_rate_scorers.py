@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import is_regressor
 
-from ..utils import fill_doc
+from ..utils._docstrings import fill_doc
 from . import _multiclass_rates, _rates
 from ._scorer import SCORER_DOCS, _FairnessScorer
 

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils import (
+from ..utils import sensitive_groupings
+from ..utils._validation import (
     check_hard_labels,
     check_same_index,
     check_sample_weight_1d,
-    sensitive_groupings,
 )
 from ._group_counts import (
     RATE_METRICS,

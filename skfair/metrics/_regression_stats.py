@@ -19,12 +19,12 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from ..utils import (
+from ..utils import sensitive_groupings
+from ..utils._validation import (
     check_same_index,
     check_same_length,
     check_sample_weight_1d,
     check_scores,
-    sensitive_groupings,
 )
 from ._base import ZERO_WEIGHT_GROUP_ERROR
 

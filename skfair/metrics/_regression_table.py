@@ -18,7 +18,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..utils import group_label_text, resolve_privileged
+from ..utils import resolve_privileged
+from ..utils._labels import group_label_text
 from ._base import aggregate, check_agg
 from ._kernels import pair_codes
 from ._regression_stats import (
@@ -225,7 +226,7 @@ def regression_group_table(
     -------
     table : pandas.DataFrame
         Indexed by the groups' written labels
-        (:func:`~skfair.utils.group_label_text`), the index named after the
+        (:func:`~skfair.utils._labels.group_label_text`), the index named after the
         attribute. The ``note`` column says why a group's intervals are
         missing (one sample) or of zero width (no spread).
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from scipy.special import expit
 
-from ..utils import check_scores
+from ..utils._validation import check_scores
 from ._base import UNIT_DOMAIN
 from ._distribution import ABPC_REASON, GRID_REASON
 from ._mcdp import UNIT_INTERVAL_REASON

@@ -35,13 +35,11 @@ import sklearn
 from sklearn.base import is_regressor
 from sklearn.utils.metadata_routing import MetadataRequest
 
-from ..utils import (
-    check_min_group_size,
-    check_sensitive_spec,
-    fill_doc,
-    positive_class_scores,
-    select_sensitive,
-)
+from ..utils import select_sensitive
+from ..utils._docstrings import fill_doc
+from ..utils._groups import check_min_group_size
+from ..utils._response import positive_class_scores
+from ..utils._sensitive_spec import check_sensitive_spec
 from ._base import UNIT_DOMAIN
 from ._distribution import abcc, abpc, delta_dp
 from ._hfm import hfm
@@ -78,7 +76,7 @@ _RESPONSES = {
     delta_dp: ("predict_proba", "predict"),
     hfm: ("predict",),
 }
-#: Docstring parts (:func:`skfair.utils.fill_doc`) of the parameters that
+#: Docstring parts (:func:`skfair.utils._docstrings.fill_doc`) of the parameters that
 #: the scorer factories describe alike.
 SCORER_DOCS = {
     "sensitive": """
@@ -172,7 +170,7 @@ class _FairnessScorer:
         """The scored output of ``estimator`` on ``X``, and the positive label.
 
         A regressor's ``predict(X)`` (its real-valued predictions, with no
-        positive label); else :func:`~skfair.utils.positive_class_scores`
+        positive label); else :func:`~skfair.utils._response.positive_class_scores`
         with the scorer's methods and ``pos_label``: the positive class's
         probability, its margin, or its 0/1 indicator for hard predictions;
         without ``classes_`` the output as is.

@@ -1,13 +1,8 @@
 """Fairness-aware model selection and the comparison harness."""
 
 from ._compare import compare_estimators
-from ._hfm_paper import (  # noqa: F401 (LEARNER_NAMES: for the compare CLI)
-    LEARNER_NAMES,
-    hfm_paper_learners,
-    hfm_paper_scoring,
-    make_hfm_encoder,
-)
-from ._selection import fairest_within, tolerance_floor  # noqa: F401 (plotting)
+from ._hfm_paper import hfm_paper_learners, hfm_paper_scoring, make_hfm_encoder
+from ._selection import fairest_within
 from ._threshold_tradeoff import ThresholdTradeoff, threshold_tradeoff
 
 __all__ = [

@@ -24,7 +24,8 @@ from skfair.metrics import (
     equal_opportunity_gap,
     predictive_quality_parity_gap,
 )
-from skfair.utils import check_sensitive_spec, select_sensitive
+from skfair.utils import select_sensitive
+from skfair.utils._sensitive_spec import check_sensitive_spec
 
 ESTIMATORS_TYPE_ERROR = (
     "estimators must be a dict {{name: estimator}} or a list of (name, "

@@ -21,13 +21,8 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, OneHotEncoder
 
 from skfair.metrics import HFMUndefinedWarning, discriminative_risk, hfm
-from skfair.utils import (
-    as_pandas_frame,
-    check_sensitive_spec,
-    column_names,
-    non_numeric_columns,
-    resolve_columns,
-)
+from skfair.utils._dataframe import as_pandas_frame, column_names, non_numeric_columns
+from skfair.utils._sensitive_spec import check_sensitive_spec, resolve_columns
 
 from ._compare import _GapScoring
 

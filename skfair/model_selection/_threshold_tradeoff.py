@@ -20,15 +20,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..utils import (
-    check_min_group_size,
+from ..utils import sensitive_groupings
+from ..utils._groups import check_min_group_size
+from ..utils._labels import group_label_text
+from ..utils._validation import (
     check_pos_label,
     check_same_index,
     check_same_length,
     check_sample_weight_1d,
     check_scores,
-    group_label_text,
-    sensitive_groupings,
 )
 from ._selection import check_tolerance, checked_real, tolerance_floor
 from ._threshold_counts import (
@@ -96,7 +96,7 @@ class ThresholdTradeoff:
         rates (over every grouping, as :func:`skfair.metrics.delta_dp`).
     positive_rate : dict of str to float
         Each group's positive rate at ``threshold`` (empty without a pick);
-        keys are the group labels as :func:`skfair.utils.group_label_text`
+        keys are the group labels as :func:`skfair.utils._labels.group_label_text`
         writes them (``"a & b"`` for intersections), prefixed with
         ``"attribute: "`` with several groupings.
     best_threshold : float or None

@@ -9,7 +9,6 @@ matplotlib (``pip install "skfair-learn[plot]"``) is imported only when a Displa
 draws.
 """
 
-from ._base import check_matplotlib_support  # noqa: F401 (for skfair.report)
 from ._group_cdf import GroupCDFDisplay
 from ._mcdp_curve import MCDPCurveDisplay
 from ._threshold_disparity import ThresholdDisparityDisplay

@@ -14,16 +14,11 @@ import numpy as np
 import scipy.special
 
 from ..metrics import mcdp_details
-from ..utils import (
-    SmallGroupWarning,
-    check_sample_weight_1d,
-    check_scores,
-    fill_doc,
-    positive_class_scores,
-    select_sensitive,
-    sensitive_groupings,
-)
+from ..utils import SmallGroupWarning, select_sensitive, sensitive_groupings
+from ..utils._docstrings import fill_doc
 from ..utils._install import pip_install
+from ..utils._response import positive_class_scores
+from ..utils._validation import check_sample_weight_1d, check_scores
 
 MATPLOTLIB_ERROR = (
     "{caller} requires matplotlib, which is not installed. Install it with: "
@@ -172,7 +167,7 @@ def check_max_points(max_points):
 def get_response_values(estimator, X, *, response_method="auto", pos_label=None):
     """Continuous scores of a fitted binary classifier for its positive class.
 
-    :func:`skfair.utils.positive_class_scores`, restricted to what a Display
+    :func:`skfair.utils._response.positive_class_scores`, restricted to what a Display
     draws: continuous scores of a binary classifier.
 
     Parameters

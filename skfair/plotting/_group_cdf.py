@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from ..utils import group_label_text
+from ..utils._labels import group_label_text
 from ._base import (
     _FairnessDisplayMixin,
     annotate_beside,

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import mcdp_curve
-from ..utils import check_sensitive_features, to_pandas
+from ..utils import check_sensitive_features
+from ..utils._dataframe import to_pandas
 from ._base import (
     _FairnessDisplayMixin,
     display_from_estimator,

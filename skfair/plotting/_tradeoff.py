@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from ..model_selection import fairest_within, tolerance_floor
+from ..model_selection import fairest_within
+from ..model_selection._selection import tolerance_floor
 from ._base import TEXT_BOX, _FairnessDisplayMixin
 from ._threshold_disparity import DISPARITY_NAME
 

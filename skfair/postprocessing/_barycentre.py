@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from ..utils import as_pandas_frame
+from ..utils._dataframe import as_pandas_frame
 
 
 def _weighted_quantiles(values, weights, levels):

@@ -25,12 +25,10 @@ from sklearn.utils._param_validation import (  # no public equivalent
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.validation import check_random_state, indexable, validate_data
 
-from ..utils import (
-    SensitiveColumnsMixin,
-    check_not_lazy,
-    check_sensitive_features,
-    drop_unused_categories,
-)
+from ..utils import check_sensitive_features
+from ..utils._dataframe import check_not_lazy
+from ..utils._estimator import SensitiveColumnsMixin
+from ..utils._group_encoding import drop_unused_categories
 from ._barycentre import _row_uniforms, fit_quantile_tables, transport
 from ._calibration import (
     calibration_scores,
@@ -55,7 +53,7 @@ REPAIR_PARAMETER_CONSTRAINTS = {
     "random_state": ["random_state"],
 }
 
-#: Docstring parts (:func:`~skfair.utils.fill_doc`) both post-processors
+#: Docstring parts (:func:`~skfair.utils._docstrings.fill_doc`) both post-processors
 #: share word for word.
 REPAIR_DOCS = {
     "n_quantiles": """

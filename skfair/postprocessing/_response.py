@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils import check_scores
+from ..utils._validation import check_scores
 
 
 def resolve_response_method(estimator, response_method):

@@ -26,11 +26,11 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, column_or_1d
 
-from ..utils import (
+from ..utils._docstrings import fill_doc
+from ..utils._validation import (
     check_binary_target,
     check_binary_y,
     check_sample_weight_1d,
-    fill_doc,
 )
 from ._repair import REPAIR_DOCS, REPAIR_PARAMETER_CONSTRAINTS, BarycentreRepairMixin
 from ._response import has_response, positive_scores, resolve_response_method

@@ -26,13 +26,9 @@ from sklearn.utils.validation import (
     column_or_1d,
 )
 
-from ..utils import (
-    check_sample_weight_1d,
-    check_scores,
-    columns_at,
-    fill_doc,
-    resolve_columns,
-)
+from ..utils._docstrings import fill_doc
+from ..utils._sensitive_spec import columns_at, resolve_columns
+from ..utils._validation import check_sample_weight_1d, check_scores
 from ._repair import REPAIR_DOCS, REPAIR_PARAMETER_CONSTRAINTS, BarycentreRepairMixin
 
 

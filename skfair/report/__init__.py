@@ -14,7 +14,6 @@ predictions the same way.
 
 from ._audit import audit
 from ._budget import MAX_RESAMPLING_SECONDS, resampling_estimate
-from ._regression import detect_task  # noqa: F401 (for skfair._cli)
 from ._report import AuditReport
 
 __all__ = ["MAX_RESAMPLING_SECONDS", "AuditReport", "audit", "resampling_estimate"]

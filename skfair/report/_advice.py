@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model_selection import tolerance_floor
-from ..utils import group_label_text
+from ..model_selection._selection import tolerance_floor
+from ..utils._labels import group_label_text
 from ._facts import ThresholdAdvice, ThresholdPoint
 
 #: ``ThresholdAdvice.reason`` when every fairer threshold performs too poorly.

@@ -15,20 +15,14 @@ import dataclasses
 import numpy as np
 from scipy.special import expit
 
-from ..metrics import (
-    check_score_type,
-    hfm,
-)
+from ..metrics import hfm
+from ..metrics._score_type import check_score_type
 from ..metrics.inference import check_confidence_level, check_n_resamples
 from ..model_selection import threshold_tradeoff
-from ..utils import (
-    check_fraction,
-    check_min_group_size,
-    check_not_mixed,
-    check_same_index,
-    check_scores,
-    sensitive_groupings,
-)
+from ..utils import sensitive_groupings
+from ..utils._dask import check_not_mixed
+from ..utils._groups import check_min_group_size
+from ..utils._validation import check_fraction, check_same_index, check_scores
 from ._advice import threshold_advice
 from ._common import (
     AUDIT_DASK_X_ERROR,

@@ -19,7 +19,7 @@ AUDIT_SCORE_REASON = (
     "an audit (decisions at a threshold in [0, 1] and MCDP(epsilon) "
     "neighbourhoods); pass probabilities, e.g. predict_proba(X)[:, 1]"
 )
-# the texts of skfair.utils.check_fraction, which checks both
+# the texts of skfair.utils._validation.check_fraction, which checks both
 AUDIT_THRESHOLD_ERROR = "threshold must be a real number in [0, 1]; got {value!r}."
 AUDIT_EPSILON_ERROR = "epsilon must be a real number in (0, 1); got {value!r}."
 AUDIT_HFM_LABELS_ERROR = (

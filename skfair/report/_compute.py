@@ -19,18 +19,13 @@ from ..metrics import (
     false_positive_rate_difference,
     mcdp_details,
     true_positive_rate_difference,
-    unit_interval_reason,
 )
+from ..metrics._score_type import unit_interval_reason
 from ..metrics.inference import infer_metrics, metric_spec, proportion_interval
-from ..utils import (
-    Grouping,
-    check_pos_label,
-    check_same_length,
-    check_sensitive_features,
-    group_label_text,
-    parse_group_label,
-    same_label,
-)
+from ..utils import check_sensitive_features
+from ..utils._groups import Grouping
+from ..utils._labels import group_label_text, parse_group_label
+from ..utils._validation import check_pos_label, check_same_length, same_label
 from ._budget import check_resampling_cost
 from ._common import (
     AUDIT_REFERENCE_ERROR,
@@ -73,7 +68,7 @@ REFERENCE_RATES = ("positive_rate", "tpr", "fpr", "fnr")
 
 
 def encode_labels(y_true, n_samples, pos_label, why="the audit's rates"):
-    """``(y as 0/1, the positive label)``; see :func:`skfair.utils.check_pos_label`.
+    """``(y as 0/1, the positive label)``; see ``check_pos_label``.
 
     ``why`` is what needs two classes, said when there are more or fewer.
     """

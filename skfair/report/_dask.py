@@ -14,12 +14,9 @@ import numpy as np
 
 from ..metrics import abcc, delta_dp, dkw_halfwidth, mcdp_details
 from ..metrics.inference import aggregate, dask_group_summary
-from ..utils import (
-    TOO_FEW_GROUPS_ERROR,
-    check_scores,
-    check_sensitive_features,
-    drop_small_groups,
-)
+from ..utils import check_sensitive_features
+from ..utils._groups import TOO_FEW_GROUPS_ERROR, drop_small_groups
+from ..utils._validation import check_scores
 from ._common import AUDIT_SCORE_REASON, metric_table
 from ._compute import audited_groupings, encode_labels, group_table
 from ._facts import AuditedData, MetricResult, Resampling

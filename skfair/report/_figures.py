@@ -17,8 +17,8 @@ import io
 
 import numpy as np
 
-from ..model_selection import tolerance_floor
-from ..utils import group_label_text
+from ..model_selection._selection import tolerance_floor
+from ..utils._labels import group_label_text
 from ._common import AUDIT_DASK_FIGURES_ERROR
 from ._multiclass_figures import class_cdf_figure, selection_heatmap_figure
 
@@ -38,7 +38,7 @@ def draw_figures(report):
     and ``wide`` for the full-width one; or ``note`` instead of ``png`` when
     it cannot be drawn (the trade-off without labels).
     """
-    from ..plotting import check_matplotlib_support  # the one matplotlib guard
+    from ..plotting._base import check_matplotlib_support  # the one matplotlib guard
 
     if report.inputs is None:
         raise ValueError(AUDIT_DASK_FIGURES_ERROR)

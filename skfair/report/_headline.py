@@ -27,7 +27,8 @@ import math
 import numpy as np
 
 from ..metrics import abcc, abpc
-from ..utils import SMALL_GROUP_SIZE, group_label_text
+from ..utils import SMALL_GROUP_SIZE
+from ..utils._labels import group_label_text
 from ._common import FEW_POSITIVES, counted, report_metrics
 from ._compute import between_groups, check_metrics, metrics_table, rate_closeness
 from ._facts import DistributionFacts, GroupRate, Headline, RateGap, ThresholdFacts

@@ -26,10 +26,8 @@ import pandas as pd
 from sklearn.exceptions import UndefinedMetricWarning
 
 from ..metrics import multiclass_rate_details, multiclass_rate_table
-from ..utils import (
-    SMALL_GROUP_SIZE,
-    group_label_text,
-)
+from ..utils import SMALL_GROUP_SIZE
+from ..utils._labels import group_label_text
 from ._common import FEW_POSITIVES
 from ._compute import (
     _reference_index,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils import group_label_text
+from ..utils._labels import group_label_text
 
 #: Rows of the heat map (the largest groups when there are more).
 MAX_HEATMAP_ROWS = 40

@@ -1,7 +1,7 @@
 """The inputs of a multiclass audit: detection, classes, probabilities, labels.
 
 :func:`multiclass_reason` tells multiclass data from binary and regression
-(for :func:`skfair.report.detect_task`); :func:`multiclass_inputs` validates
+(for :func:`skfair.report._regression.detect_task`); :func:`multiclass_inputs` validates
 ``y_score`` (an ``(n_samples, n_classes)`` probability matrix, a DataFrame
 whose columns are the classes, or predicted labels) and ``y_true`` against
 one class list and encodes them as class codes.
@@ -15,7 +15,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..utils import check_fraction, check_same_index, is_dataframe, to_pandas
+from ..utils._dataframe import is_dataframe, to_pandas
+from ..utils._validation import check_fraction, check_same_index
 
 #: Detection reads numeric labels as classes up to this many distinct values.
 MAX_DETECTED_CLASSES = 20

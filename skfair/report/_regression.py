@@ -23,13 +23,9 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import regression_gap_intervals, regression_group_table
-from ..utils import (
-    SMALL_GROUP_SIZE,
-    check_same_index,
-    check_same_length,
-    check_scores,
-    group_label_text,
-)
+from ..utils import SMALL_GROUP_SIZE
+from ..utils._labels import group_label_text
+from ..utils._validation import check_same_index, check_same_length, check_scores
 from ._common import format_target
 from ._compute import (
     audited_inputs,

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..utils import group_label_text
+from ..utils._labels import group_label_text
 from ._common import AUDIT_DASK_FIGURES_ERROR
 from ._compute import metrics_frame
 from ._facts import MCDPLocation, plain

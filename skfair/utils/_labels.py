@@ -32,7 +32,7 @@ def group_label_text(label):
 
     Examples
     --------
-    >>> from skfair.utils import group_label_text
+    >>> from skfair.utils._labels import group_label_text
     >>> group_label_text(("Female", "White"))
     'Female & White'
     >>> group_label_text(("Female", "Native Hawaiian & Other Pacific Islander"))
@@ -50,7 +50,7 @@ def parse_group_label(text):
 
     Examples
     --------
-    >>> from skfair.utils import parse_group_label
+    >>> from skfair.utils._labels import parse_group_label
     >>> parse_group_label('Female & "Native Hawaiian & Other Pacific Islander"')
     ('Female', 'Native Hawaiian & Other Pacific Islander')
     >>> parse_group_label("Male")

@@ -277,7 +277,7 @@ def check_same_length(first, second, *, first_name, second_name):
 
 
 def _check_not_lazy(values, name):
-    """Refuse a lazy frame as ``name`` (:data:`~skfair.utils.LAZY_FRAME_ERROR`).
+    """Refuse a lazy frame as ``name`` (``LAZY_FRAME_ERROR``).
 
     NumPy would wrap it as a 0-d object array, whose shape error does not
     say that the frame must be collected.

@@ -28,7 +28,7 @@ from skfair.metrics._dask._inputs import (  # noqa: E402
     PARTITION_NAN_SENSITIVE_ERROR,
     PARTITION_NON_FINITE_ERROR,
 )
-from skfair.utils import MIXED_INPUT_ERROR  # noqa: E402
+from skfair.utils._dask import MIXED_INPUT_ERROR  # noqa: E402
 
 EPSILONS = [0.0, 1e-3, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0]
 
@@ -306,8 +306,11 @@ def test_group_gaps_count_samples_not_distinct_rows(name):
 
 
 def test_many_string_groups_count_samples_not_distinct_rows():
-    from skfair.utils import CONTINUOUS_SENSITIVE_ERROR
-    from skfair.utils._group_encoding import TINY_GROUPS_REASON, UNCOUNTED_REASON
+    from skfair.utils._group_encoding import (
+        CONTINUOUS_SENSITIVE_ERROR,
+        TINY_GROUPS_REASON,
+        UNCOUNTED_REASON,
+    )
 
     # 51 string groups of 100 samples: the engines see about one distinct row
     # per group, which the rule on the mean group size must not count as
@@ -432,7 +435,7 @@ def test_other_bad_input():
 
 @pytest.mark.parametrize("bad", [0, -1, 2.5, True])
 def test_invalid_min_group_size_raises_like_numpy(bad):
-    from skfair.utils import MIN_GROUP_SIZE_ERROR
+    from skfair.utils._groups import MIN_GROUP_SIZE_ERROR
 
     y = np.linspace(0, 1, 20)
     s = np.arange(20) % 2

@@ -17,7 +17,7 @@ from skfair.ensemble._adafair import (
     _stage_statistics,
     _update_weights,
 )
-from skfair.utils import PRIVILEGED_UNKNOWN_ERROR
+from skfair.utils._groups import PRIVILEGED_UNKNOWN_ERROR
 
 # parametrize_with_checks for every estimator lives in tests/test_common.py
 

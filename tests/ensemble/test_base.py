@@ -12,12 +12,9 @@ import pytest
 from skfair.ensemble import AdaFairClassifier, FairGBMClassifier
 from skfair.ensemble._base import NON_FINITE_FEATURE_ERROR
 from skfair.ensemble._fairgbm import FAIRGBM_MISSING_ERROR
-from skfair.utils import (
-    CONTINUOUS_SENSITIVE_ERROR,
-    TOO_FEW_GROUPS_ERROR,
-    SmallGroupWarning,
-)
-from skfair.utils._group_encoding import NOT_WHOLE_REASON
+from skfair.utils import SmallGroupWarning
+from skfair.utils._group_encoding import CONTINUOUS_SENSITIVE_ERROR, NOT_WHOLE_REASON
+from skfair.utils._groups import TOO_FEW_GROUPS_ERROR
 
 
 def _make(cls, **params):

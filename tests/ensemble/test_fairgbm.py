@@ -8,13 +8,13 @@ from sklearn.base import clone
 from sklearn.model_selection import cross_val_score, train_test_split
 
 from skfair.ensemble import FairGBMClassifier
-from skfair.utils import (
+from skfair.utils._estimator import (
     NO_FEATURES_ERROR,
     NON_NUMERIC_FEATURE_ERROR,
     NON_NUMERIC_SENSITIVE_HINT,
-    ONLY_BINARY_ERROR,
-    SPEC_MISSING_COLUMN_ERROR,
 )
+from skfair.utils._sensitive_spec import SPEC_MISSING_COLUMN_ERROR
+from skfair.utils._validation import ONLY_BINARY_ERROR
 
 pytest.importorskip("fairgbm")
 

@@ -15,7 +15,7 @@ from skfair.inprocessing._adversarial import adversary_loss_grad, project_out
 from skfair.inprocessing._mlp import NEVER_APPLIED_WARNING
 from skfair.metrics import delta_dp, make_delta_dp_scorer
 from skfair.model_selection import fairest_within
-from skfair.utils import TOO_FEW_GROUPS_ERROR
+from skfair.utils._groups import TOO_FEW_GROUPS_ERROR
 
 H = 1e-6
 

@@ -12,7 +12,10 @@ from skfair.inprocessing import (
     FairMLPClassifier,
 )
 from skfair.inprocessing._mlp import DIVERGED_ERROR
-from skfair.utils import NON_NUMERIC_FEATURE_ERROR, NON_NUMERIC_SENSITIVE_HINT
+from skfair.utils._estimator import (
+    NON_NUMERIC_FEATURE_ERROR,
+    NON_NUMERIC_SENSITIVE_HINT,
+)
 
 ESTIMATORS = [
     (FairMLPClassifier, {"max_iter": 2}),

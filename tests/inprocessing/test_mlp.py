@@ -10,12 +10,12 @@ from sklearn.utils._param_validation import InvalidParameterError
 from skfair.inprocessing import FairMLPClassifier
 from skfair.metrics import make_mcdp_scorer, mcdp
 from skfair.model_selection import fairest_within
-from skfair.utils import (
+from skfair.utils._estimator import (
     NO_FEATURES_ERROR,
     NON_NUMERIC_FEATURE_ERROR,
     NON_NUMERIC_SENSITIVE_HINT,
-    TOO_FEW_GROUPS_ERROR,
 )
+from skfair.utils._groups import TOO_FEW_GROUPS_ERROR
 
 
 def _data(n=600, seed=0):

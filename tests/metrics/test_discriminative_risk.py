@@ -15,12 +15,9 @@ from skfair.metrics._discriminative_risk import (
     _disturb,
     discriminative_risk,
 )
-from skfair.utils import (
-    PRIVILEGED_KEYS_ERROR,
-    PRIVILEGED_TYPE_ERROR,
-    PRIVILEGED_UNKNOWN_ERROR,
-    SmallGroupWarning,
-)
+from skfair.utils import SmallGroupWarning
+from skfair.utils._groups import PRIVILEGED_UNKNOWN_ERROR
+from skfair.utils._sensitive_spec import PRIVILEGED_KEYS_ERROR, PRIVILEGED_TYPE_ERROR
 
 # Most cases compare a handful of samples on purpose.
 pytestmark = pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")

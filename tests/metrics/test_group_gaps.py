@@ -15,7 +15,7 @@ from skfair.metrics import (
     equal_opportunity_gap,
     predictive_quality_parity_gap,
 )
-from skfair.utils import PRIVILEGED_UNKNOWN_ERROR
+from skfair.utils._groups import PRIVILEGED_UNKNOWN_ERROR
 from skfair.utils._validation import POS_LABEL_ERROR, TOO_MANY_CLASSES_ERROR
 
 # Most cases compare a handful of samples on purpose.

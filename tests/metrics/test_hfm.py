@@ -32,7 +32,7 @@ from skfair.metrics._kernels._nearest import (
     _gemm_nearest,
     nearest_other_group,
 )
-from skfair.utils import TOO_FEW_GROUPS_ERROR
+from skfair.utils._groups import TOO_FEW_GROUPS_ERROR
 from skfair.utils._validation import LENGTH_MISMATCH_ERROR
 
 # Most cases compare a handful of samples on purpose.

@@ -19,7 +19,7 @@ from skfair.metrics import (
     predictive_quality_parity_gap,
 )
 from skfair.metrics._base import ZERO_WEIGHT_GROUP_ERROR
-from skfair.utils import LAZY_FRAME_ERROR
+from skfair.utils._dataframe import LAZY_FRAME_ERROR
 
 # Groups of 20 samples on purpose: the values, not their noise, are compared.
 pytestmark = pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")

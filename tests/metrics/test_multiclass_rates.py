@@ -47,7 +47,8 @@ from skfair.metrics._multiclass_counts import (
 from skfair.metrics._multiclass_rates import RATE_ERROR
 from skfair.metrics._multiclass_table import REFERENCE_ERROR
 from skfair.model_selection import fairest_within
-from skfair.utils import LABEL_NAN_ERROR, SmallGroupWarning
+from skfair.utils import SmallGroupWarning
+from skfair.utils._validation import LABEL_NAN_ERROR
 
 fairlearn_metrics = pytest.importorskip("fairlearn.metrics")
 

@@ -31,7 +31,8 @@ from skfair.metrics._regression_table import (
     ONE_SAMPLE_NOTE,
     REFERENCE_NOTE,
 )
-from skfair.utils import SmallGroupWarning, group_label_text
+from skfair.utils import SmallGroupWarning
+from skfair.utils._labels import group_label_text
 
 GAPS = {
     "mean_residual": mean_residual_difference,

@@ -35,9 +35,9 @@ from skfair.metrics import (
     mcdp_curve,
     mcdp_details,
     metric_confidence_interval,
-    unit_interval_reason,
 )
 from skfair.metrics._base import DOMAIN_ERROR
+from skfair.metrics._score_type import unit_interval_reason
 from skfair.metrics.inference import metric_spec, shared_sort
 from skfair.model_selection import fairest_within
 

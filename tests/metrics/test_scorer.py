@@ -36,10 +36,10 @@ from skfair.metrics import (
 )
 from skfair.metrics._scorer import MISSING_SENSITIVE_ERROR
 from skfair.model_selection import fairest_within
-from skfair.utils import (
+from skfair.utils import SmallGroupWarning
+from skfair.utils._response import (
     NO_RESPONSE_METHOD_ERROR,
     POSITIVE_CLASS_UNKNOWN_ERROR,
-    SmallGroupWarning,
     positive_class_scores,
 )
 
@@ -414,7 +414,7 @@ def test_delta_dp_on_predictions_is_the_positive_rate_gap(labels, pos_label, pos
 
 def test_several_classes_score_every_class_or_name_an_unknown_pos_label():
     # without pos_label a 3-class model is scored on every class (class_agg);
-    # an unknown pos_label is named, from skfair.utils.positive_class_scores
+    # an unknown pos_label is named, from skfair.utils._response.positive_class_scores
     X, _ = toy()
     y = np.random.default_rng(1).integers(0, 3, len(X))
     model = LogisticRegression().fit(X, y)

@@ -605,7 +605,7 @@ def test_min_group_size_none_warns_once():
 
 
 def test_min_group_size_errors():
-    from skfair.utils import MIN_GROUP_SIZE_ERROR, TOO_FEW_GROUPS_LEFT_ERROR
+    from skfair.utils._groups import MIN_GROUP_SIZE_ERROR, TOO_FEW_GROUPS_LEFT_ERROR
 
     # the fixed end of the message: min_group_size, not a fold, left too few
     tail = TOO_FEW_GROUPS_LEFT_ERROR.rsplit("}", 1)[1]

@@ -11,7 +11,7 @@ from skfair.model_selection._threshold_tradeoff import (
     PERFORMANCE_ERROR,
     THRESHOLDS_ERROR,
 )
-from skfair.utils import POS_LABEL_NEEDED_ERROR
+from skfair.utils._validation import POS_LABEL_NEEDED_ERROR
 
 
 def imbalanced(seed=0, n=6000):
@@ -216,7 +216,7 @@ def test_no_labels_is_a_clear_error():
 
 
 def test_tolerance_floor_is_the_rule_of_fairest_within():
-    from skfair.model_selection import tolerance_floor
+    from skfair.model_selection._selection import tolerance_floor
 
     assert tolerance_floor(0.8, 0.95) == pytest.approx(0.76)
     assert tolerance_floor(-0.2, 0.95) == pytest.approx(-0.21)  # a negated loss
@@ -361,7 +361,7 @@ def test_current_must_be_a_finite_number():
 
 
 def test_group_labels_containing_the_separator_are_quoted():
-    from skfair.utils import parse_group_label
+    from skfair.utils._labels import parse_group_label
 
     rng = np.random.default_rng(4)
     n = 400

@@ -22,7 +22,7 @@ from skfair.plotting._base import (
     thin_ecdf,
     weighted_ecdf,
 )
-from skfair.utils import POSITIVE_CLASS_UNKNOWN_ERROR
+from skfair.utils._response import POSITIVE_CLASS_UNKNOWN_ERROR
 
 
 def _scores(seed=0, n=120):

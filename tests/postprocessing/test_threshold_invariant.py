@@ -38,7 +38,8 @@ from skfair.postprocessing._barycentre import _cdf_bounds, _weighted_quantiles
 from skfair.postprocessing._calibration import SAMPLE_WEIGHT_UNSUPPORTED_ERROR
 from skfair.postprocessing._groups import UNSEEN_GROUP_ERROR
 from skfair.postprocessing._threshold_invariant import MULTICLASS_ERROR
-from skfair.utils import NON_BINARY_ERROR, SmallGroupWarning
+from skfair.utils import SmallGroupWarning
+from skfair.utils._validation import NON_BINARY_ERROR
 
 
 def make_data(n=1000, seed=0, n_groups=2):

@@ -34,7 +34,8 @@ from skfair.postprocessing import ThresholdInvariantRegressor
 from skfair.postprocessing._barycentre import _cdf_bounds, _weighted_quantiles
 from skfair.postprocessing._calibration import SAMPLE_WEIGHT_UNSUPPORTED_ERROR
 from skfair.postprocessing._groups import UNSEEN_GROUP_ERROR
-from skfair.utils import SPEC_INDEX_ERROR, SmallGroupWarning
+from skfair.utils import SmallGroupWarning
+from skfair.utils._sensitive_spec import SPEC_INDEX_ERROR
 
 #: c(α) of the two-sample Kolmogorov-Smirnov test at α = 0.05 (asymptotic):
 #: the statistic exceeds c(α) sqrt(1/n + 1/m) with probability α.

@@ -27,7 +27,7 @@ from skfair.report._common import (
     AUDIT_THRESHOLD_ERROR,
     NO_MATPLOTLIB_NOTE,
 )
-from skfair.utils import TOO_FEW_GROUPS_ERROR, TOO_FEW_GROUPS_LEFT_ERROR
+from skfair.utils._groups import TOO_FEW_GROUPS_ERROR, TOO_FEW_GROUPS_LEFT_ERROR
 
 N_FAST = {"n_resamples": 19, "n_permutations": 19}
 
@@ -367,7 +367,7 @@ def test_min_group_size_none_warns_once():
 
 
 def test_min_group_size_errors():
-    from skfair.utils import MIN_GROUP_SIZE_ERROR
+    from skfair.utils._groups import MIN_GROUP_SIZE_ERROR
 
     y_true, y_score, sex, _ = _tiny_group_data()
     with pytest.raises(ValueError, match=re.escape(MIN_GROUP_SIZE_ERROR[:30])):

@@ -16,12 +16,12 @@ from skfair.metrics import (
     multiclass_selection_rate_difference,
     multiclass_true_positive_rate_difference,
 )
-from skfair.report import detect_task
 from skfair.report._multiclass_inputs import (
     MULTICLASS_THRESHOLD_ERROR,
     PROBA_COLUMNS_ERROR,
     UNKNOWN_LABEL_ERROR,
 )
+from skfair.report._regression import detect_task
 
 CLASSES = ["High", "Low", "Medium"]
 FAST = {"n_resamples": 9, "n_permutations": 9}

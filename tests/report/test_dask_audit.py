@@ -23,7 +23,8 @@ from skfair.report._common import (  # noqa: E402
     AUDIT_DASK_X_ERROR,
     DASK_NOTE,
 )
-from skfair.utils import MIXED_INPUT_ERROR, SmallGroupWarning  # noqa: E402
+from skfair.utils import SmallGroupWarning  # noqa: E402
+from skfair.utils._dask import MIXED_INPUT_ERROR  # noqa: E402
 from skfair.utils._validation import NON_BINARY_ERROR  # noqa: E402
 
 FAST = {"n_resamples": 9, "n_permutations": 9}

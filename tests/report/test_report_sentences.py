@@ -25,7 +25,7 @@ from skfair.metrics.inference import proportion_interval
 from skfair.report._common import format_percent, markdown_text
 from skfair.report._facts import MetricResult
 from skfair.report._headline import mark_untestable
-from skfair.utils import parse_group_label
+from skfair.utils._labels import parse_group_label
 
 FAST = {"n_resamples": 19, "n_permutations": 99}
 

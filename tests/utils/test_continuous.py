@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from skfair.datasets import load_adult
 from skfair.metrics import GroupMetricFrame, mcdp
-from skfair.utils import ContinuousSensitiveError, check_sensitive_features
+from skfair.utils import check_sensitive_features
 from skfair.utils._group_encoding import (
     CONTINUOUS_SENSITIVE_ERROR,
     MAX_CODED_GROUPS,
@@ -28,6 +28,7 @@ from skfair.utils._group_encoding import (
     TINY_GROUPS_REASON,
     TOO_MANY_CODES_REASON,
     UNCOUNTED_REASON,
+    ContinuousSensitiveError,
     check_continuous,
 )
 

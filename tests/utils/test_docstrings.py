@@ -1,6 +1,6 @@
 import pytest
 
-from skfair.utils import fill_doc, fill_text
+from skfair.utils._docstrings import fill_doc, fill_text
 
 
 def test_fill_doc_reindents_parts_at_the_placeholder_column():

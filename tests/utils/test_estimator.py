@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from skfair.utils import BinaryDecisionMixin
+from skfair.utils._estimator import BinaryDecisionMixin
 
 
 class _Clf(BinaryDecisionMixin):

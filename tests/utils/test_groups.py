@@ -5,13 +5,8 @@ import warnings
 
 import numpy as np
 
-from skfair.utils import (
-    SMALL_GROUP_SIZE,
-    Grouping,
-    SmallGroupWarning,
-    apply_min_group_size,
-    drop_small_groups,
-)
+from skfair.utils import SMALL_GROUP_SIZE, SmallGroupWarning
+from skfair.utils._groups import Grouping, apply_min_group_size, drop_small_groups
 
 
 def _caught(call):

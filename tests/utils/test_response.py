@@ -5,7 +5,7 @@ import pytest
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.svm import LinearSVC
 
-from skfair.utils import (
+from skfair.utils._response import (
     NO_RESPONSE_METHOD_ERROR,
     POSITIVE_CLASS_NEEDED_ERROR,
     POSITIVE_CLASS_UNKNOWN_ERROR,

@@ -10,24 +10,30 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skfair.utils import (
-    COMBINE_ERROR,
-    CONTINUOUS_SENSITIVE_ERROR,
-    EMPTY_GROUP_ERROR,
-    MIN_GROUP_SIZE_ERROR,
-    NESTED_COLUMN_ERROR,
     SMALL_GROUP_SIZE,
-    SMALL_GROUP_WARNING,
-    SPEC_NAME_ON_ARRAY_ERROR,
-    SPEC_NONE_ERROR,
-    UNHASHABLE_LABEL_ERROR,
-    ContinuousSensitiveError,
     SmallGroupWarning,
     check_sensitive_features,
     drop_sensitive,
-    privileged_by_column,
     resolve_privileged,
     select_sensitive,
     sensitive_groupings,
+)
+from skfair.utils._dataframe import NESTED_COLUMN_ERROR
+from skfair.utils._group_encoding import (
+    CONTINUOUS_SENSITIVE_ERROR,
+    EMPTY_GROUP_ERROR,
+    UNHASHABLE_LABEL_ERROR,
+    ContinuousSensitiveError,
+)
+from skfair.utils._groups import (
+    COMBINE_ERROR,
+    MIN_GROUP_SIZE_ERROR,
+    SMALL_GROUP_WARNING,
+)
+from skfair.utils._sensitive_spec import (
+    SPEC_NAME_ON_ARRAY_ERROR,
+    SPEC_NONE_ERROR,
+    privileged_by_column,
 )
 
 # Most cases use a handful of samples on purpose.

@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skfair.utils import (
+from skfair.utils._dataframe import LAZY_FRAME_ERROR
+from skfair.utils._validation import (
     INDEX_MISMATCH_ERROR,
     LABEL_NAN_ERROR,
-    LAZY_FRAME_ERROR,
     NON_BINARY_ERROR,
     ONLY_BINARY_ERROR,
     check_binary_target,

@@ -2,7 +2,7 @@
 
 A metric decorated with :func:`dask_dispatch` runs unchanged on NumPy/pandas
 inputs; when its data arguments are Dask collections (recognised without
-importing Dask by :func:`skfair.utils.check_not_mixed`) the call goes to the
+importing Dask by :func:`skfair.utils._dask.check_not_mixed`) the call goes to the
 engine of the same name in this package, which computes the same number
 partition by partition. The engines are imported on the first Dask call only,
 so ``import skfair`` and NumPy calls never load them (nor Dask).
@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import inspect
 
-from ...utils import check_not_mixed
+from ...utils._dask import check_not_mixed
 
 # The arguments that carry one value per sample.
 DATA_ARGUMENTS = ("y_true", "y_score", "y_pred", "sensitive_features", "sample_weight")
@@ -68,7 +68,7 @@ def dask_dispatch(engine_name):
         (class probabilities, a 2-D ``y_score``, to the engine once per class
         column, aggregated by ``class_agg``: ``_multiclass``);
         a mix of Dask and in-memory data raises a TypeError
-        (:data:`skfair.utils.MIXED_INPUT_ERROR`).
+        (:data:`skfair.utils._dask.MIXED_INPUT_ERROR`).
 
     Examples
     --------

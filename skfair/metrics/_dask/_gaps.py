@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...utils import EMPTY_INPUT_ERROR, check_hard_labels, resolve_privileged
+from ...utils import resolve_privileged
+from ...utils._validation import EMPTY_INPUT_ERROR, check_hard_labels
 from .. import _group_gaps
 from ._groups import sensitive_table, summary_groupings
 from ._inputs import LABEL_COLUMNS, check_no_weights, collect

@@ -13,13 +13,12 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ...utils import (
+from ...utils import SmallGroupWarning, sensitive_groupings
+from ...utils._group_encoding import check_continuous
+from ...utils._groups import (
     TOO_FEW_GROUPS_ERROR,
-    SmallGroupWarning,
-    check_continuous,
     check_min_group_size,
     drop_small_groups,
-    sensitive_groupings,
 )
 from ._inputs import LABEL_COLUMNS, start
 from ._passes import summarise

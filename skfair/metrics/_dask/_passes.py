@@ -18,12 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...utils import (
-    EMPTY_INPUT_ERROR,
-    MAX_NUMERIC_GROUPS,
-    OUT_OF_UNIT_INTERVAL_ERROR,
-    check_continuous,
-)
+from ...utils._group_encoding import MAX_NUMERIC_GROUPS, check_continuous
+from ...utils._validation import EMPTY_INPUT_ERROR, OUT_OF_UNIT_INTERVAL_ERROR
 from ._inputs import LABEL_COLUMNS, check_partition, encode_rows, scores_of
 
 N_BINS = 1 << 16

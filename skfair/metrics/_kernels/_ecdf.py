@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...utils import sort_in_place
+from ...utils._parallel import sort_in_place
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,7 +115,7 @@ def _sort_two_groups(scores, codes, pad):
     the values: shifted left one bit (which also maps -0.0 to the key of 0.0)
     they leave the lowest bit free for the group label. Sorting the keys sorts
     scores and labels together (on several threads when large: see
-    :func:`skfair.utils.sort_in_place`); the gap numerator is a cumulative
+    :func:`skfair.utils._parallel.sort_in_place`); the gap numerator is a cumulative
     sum computed in place. With ``pad`` (scores in [0, 1]) the key buffer has
     two extra slots holding the scores 0 and 1 with no group (step 0), so the
     breakpoints of ΔF on [0, 1] come out without another copy.

@@ -57,7 +57,7 @@ import numpy as np
 from sklearn.neighbors import KDTree
 from threadpoolctl import threadpool_limits
 
-from ...utils import effective_n_threads
+from ...utils._parallel import effective_n_threads
 
 #: Unit roundoff of float64.
 _U = np.finfo(np.float64).eps / 2

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ...utils import effective_n_threads
+from ...utils._parallel import effective_n_threads
 
 #: Coordinates gathered at once by the approximation (about 2 MB of float64).
 _SCAN_BUDGET = 1 << 18

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import narwhals.stable.v2 as nw
 import numpy as np
 
-from ...utils import check_hard_labels
+from ...utils._validation import check_hard_labels
 from .._dask._groups import per_group
 from .._dask._inputs import LABEL_COLUMNS
 from .._group_counts import RATE_METRICS, ConfusionCounts, warn_undefined

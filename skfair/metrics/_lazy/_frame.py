@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import narwhals.stable.v2 as nw
 
-from ...utils import EMPTY_INPUT_ERROR
+from ...utils._validation import EMPTY_INPUT_ERROR
 
 LAZY_DATA_ERROR = (
     "data must be a dataframe narwhals supports (a DuckDB relation, a polars "

@@ -15,12 +15,11 @@ import warnings
 
 import numpy as np
 
-from ...utils import (
+from ...utils import SmallGroupWarning, check_sensitive_features
+from ...utils._groups import (
     TOO_FEW_GROUPS_ERROR,
     TOO_FEW_GROUPS_LEFT_ERROR,
-    SmallGroupWarning,
     check_min_group_size,
-    check_sensitive_features,
     drop_small_groups,
 )
 from .._base import ZERO_WEIGHT_GROUP_ERROR

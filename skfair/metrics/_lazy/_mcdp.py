@@ -19,7 +19,7 @@ import functools
 
 import numpy as np
 
-from ...utils import OUT_OF_UNIT_INTERVAL_ERROR
+from ...utils._validation import OUT_OF_UNIT_INTERVAL_ERROR
 from .._base import OUTSIDE_DOMAIN_ERROR, UNIT_DOMAIN, check_agg, check_domain
 from .._dask._groups import per_group
 from .._dask._mcdp import (

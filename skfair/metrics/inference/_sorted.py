@@ -15,13 +15,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...utils import (
-    check_at_least_two_groups,
-    check_scores,
-    check_sensitive_features,
-    codes_as_groups,
-    sensitive_groupings,
-)
+from ...utils import check_sensitive_features, sensitive_groupings
+from ...utils._groups import check_at_least_two_groups, codes_as_groups
+from ...utils._validation import check_scores
 from .._base import UNIT_DOMAIN, aggregate, check_domain
 from .._kernels import (
     PairGap,

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ...utils import effective_n_threads
+from ...utils._parallel import effective_n_threads
 
 # Below this many elements of work per chunk, threads cost more than they save.
 _MIN_PARALLEL_WORK = 1 << 16
@@ -31,7 +31,7 @@ def _pool(n_threads):
 
 
 def n_threads():
-    """The threads of the resampling (:func:`skfair.utils.effective_n_threads`)."""
+    """The threads of the resampling (``effective_n_threads``)."""
     return effective_n_threads()
 
 
