@@ -17,9 +17,8 @@ parts); they stand on three private layers, each a package with an
 architecture note in its ``__init__``: ``_kernels`` (the sort-based
 machinery), :mod:`skfair.metrics.inference` (intervals and tests on one sort)
 and ``_dask`` (the Dask backend of the public metrics, with its dispatcher).
-Other subpackages import from :mod:`skfair.metrics` and
-:mod:`skfair.metrics.inference` only; names re-exported here but left out of
-``__all__`` (``check_epsilon``) serve them.
+Other subpackages import the private modules they need directly (privacy
+ends at the package boundary); this ``__init__`` imports only ``__all__``.
 """
 
 from ._confidence import MetricConfidenceInterval, metric_confidence_interval

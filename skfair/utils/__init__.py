@@ -2,11 +2,9 @@
 
 Public: the resolver (:func:`check_sensitive_features`,
 :func:`sensitive_groupings`, :func:`select_sensitive`, :func:`drop_sensitive`,
-:func:`resolve_privileged`) and :class:`SmallGroupWarning`. The validators
-imported below but left out of ``__all__`` serve skfair's own subpackages;
-they may change without notice, as may the error messages (``*_ERROR``)
-exported for the tests. Every other subpackage imports them from here,
-never from the private modules, which are:
+:func:`resolve_privileged`) and :class:`SmallGroupWarning`. The validators and
+error messages (``*_ERROR``) that serve skfair's own subpackages live in the
+private modules, which are:
 
 * ``_sensitive_spec.py``: the ``sensitive=`` spec of estimators and scorers
   (which columns of ``X``), and ``privileged=`` per column;
