@@ -9,13 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skfair._cli import (
-    SUBCOMMANDS,
-    build_parser,
-    integer_type,
-    main,
-    unit_interval_type,
-)
+from skfair._cli import SUBCOMMANDS, build_parser, main
 from skfair._cli._compare import (
     CV_CLASS_ERROR,
     CV_GROUP_ERROR,
@@ -27,6 +21,7 @@ from skfair._cli._render import (
     OUTPUT_IS_DIRECTORY_ERROR,
     OUTPUT_NO_FOLDER_ERROR,
 )
+from skfair._cli._types import integer_type, unit_interval_type
 
 TITLES = [title for _, title in TABLE_COLUMNS]
 FAST = ["--cv", "2", "--n-estimators", "3"]

@@ -7,7 +7,7 @@ and ``run(args, parser)`` (runs the parsed command and returns the exit status;
 ``parser`` is the subcommand's parser, for argument errors found after
 parsing). Registering a subcommand is one entry in
 :data:`SUBCOMMANDS` and one in :func:`_subcommand_modules`; the argument
-types they share are defined here.
+types they share are in ``_types``.
 """
 
 from __future__ import annotations
@@ -26,43 +26,6 @@ class _Parser(argparse.ArgumentParser):
 
         close_bars()  # a progress bar would share the error's line
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
-def integer_type(minimum, maximum=None):
-    """An argument type: an integer ``>= minimum`` (and ``<= maximum`` if given)."""
-    bound = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
-
-    def parse(text):
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        too_large = maximum is not None and value is not None and value > maximum
-        if value is None or value < minimum or too_large:
-            raise argparse.ArgumentTypeError(
-                f"must be an integer {bound}; got {text!r}"
-            )
-        return value
-
-    return parse
-
-
-def unit_interval_type(*, open_ends=False):
-    """An argument type: a number in [0, 1], or in (0, 1) with ``open_ends``."""
-    interval = "(0, 1)" if open_ends else "[0, 1]"
-
-    def parse(text):
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"must be a number in {interval}; got {text!r}"
-            ) from None
-        if not (0.0 < value < 1.0 if open_ends else 0.0 <= value <= 1.0):
-            raise argparse.ArgumentTypeError(f"must be in {interval}; got {text!r}")
-        return value
-
-    return parse
 
 
 def _subcommand_modules():

@@ -17,7 +17,6 @@ import os
 import sys
 import time
 
-from skfair._cli import integer_type
 from skfair._cli._datasets import (
     DATASETS,
     canonical_dataset,
@@ -51,6 +50,7 @@ from skfair._cli._multiclass import (
     wants_labels,
 )
 from skfair._cli._render import check_output
+from skfair._cli._types import integer_type
 
 NO_INPUT_ERROR = (
     "give either --predictions FILE (with --score and --sensitive) or --dataset NAME"

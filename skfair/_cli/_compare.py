@@ -10,7 +10,6 @@ from inspect import signature
 import numpy as np
 import pandas as pd
 
-from skfair._cli import integer_type, unit_interval_type
 from skfair._cli._datasets import (
     HFM_DATASETS,
     canonical_dataset,
@@ -26,6 +25,7 @@ from skfair._cli._render import (
     mean_std,
     write_report,
 )
+from skfair._cli._types import integer_type, unit_interval_type
 from skfair.utils import SMALL_GROUP_SIZE
 
 #: The data sets it runs on: those of the HFM paper (canonical names).
