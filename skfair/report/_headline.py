@@ -57,7 +57,9 @@ def _rate_gap(records, rate, count):
     Groups with fewer than ``FEW_POSITIVES`` positives (``count`` =
     "n_positive") or negatives ("n_negative") are left out, so that a group
     with one positive (TPR 0 or 1) does not make the gap; they are listed in
-    ``left_out``. With fewer than two such groups, every group counts.
+    ``left_out``. With fewer than two such groups, every group counts. None
+    when fewer than two groups have the rate (e.g. two groups, one without
+    positives): there is no gap to state.
     """
     finite = [r for r in records if math.isfinite(float(r[rate]))]
     enough = [r for r in finite if r[count] >= FEW_POSITIVES]
@@ -65,7 +67,7 @@ def _rate_gap(records, rate, count):
     if len(enough) >= 2:
         left_out = tuple(r["group"] for r in finite if r[count] < FEW_POSITIVES)
         finite = enough
-    if not finite:
+    if len(finite) < 2:
         return None
     low = min(finite, key=lambda r: r[rate])
     high = max(finite, key=lambda r: r[rate])
@@ -73,12 +75,9 @@ def _rate_gap(records, rate, count):
     def point(r):
         return GroupRate(r["group"], int(r["size"]), float(r[rate]), *_bounds(r, rate))
 
-    # one group with the rate: no comparison (the public functions give NaN);
-    # the report states a gap of 0 between that group and itself
-    value = between_groups(_columns(finite), rate, "difference")
     return RateGap(
         rate=rate,
-        value=value if len(finite) > 1 else 0.0,
+        value=between_groups(_columns(finite), rate, "difference"),
         lowest=point(low),
         highest=point(high),
         left_out=left_out,

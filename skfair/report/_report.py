@@ -212,8 +212,11 @@ class AuditReport:
     def __repr__(self):
         worst = self.metrics["value"].idxmax()
         mcdp = self.headline.distribution.value  # MCDP(0) (of the worst class)
+        # the compared groups (not the rows of every table: attributes and
+        # their intersection)
+        n_groups = sum(len(labels) for labels in self.data.kept_groups.values())
         return (
-            f"AuditReport(n_samples={self.n_samples}, n_groups={len(self.groups)}, "
+            f"AuditReport(n_samples={self.n_samples}, n_groups={n_groups}, "
             f"mcdp={mcdp:.4g}, largest={worst!r})"
         )
 

@@ -179,7 +179,12 @@ def _gap_sentence(facts):
             )
         parts.append(part)
     if not parts:
-        return "Without true labels, the TPR and FPR gaps are not available."
+        if facts.reference.n_positive is None:
+            return "Without true labels, the TPR and FPR gaps are not available."
+        return (
+            "No TPR or FPR gap: fewer than two groups have both positive and "
+            "negative labels, so neither rate can be compared between groups."
+        )
     sentence = "; ".join(parts)
     sentence = sentence[0].upper() + sentence[1:]
     if facts.tpr_gap is not None and facts.fpr_gap is not None:
