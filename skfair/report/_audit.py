@@ -316,8 +316,8 @@ def audit(
     >>> report.groups[["group", "size", "positive_rate"]].values.tolist()
     [['a', 200, 0.165], ['b', 200, 0.525]]
     >>> facts = report.headline.threshold
-    >>> facts.reference.group, facts.disadvantaged, round(facts.impact_ratio, 3)
-    ('a', None, 0.314)
+    >>> facts.reference.group, facts.disadvantaged.group, round(facts.impact_ratio, 3)
+    ('b', 'a', 0.314)
     >>> "<table" in report.to_html(figures=False)
     True
     """
@@ -434,7 +434,9 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
         references=references,
         metric_results=results,
         mcdp_details=details,
-        headline=binary_headline(groups, compared, settings, results, details, near),
+        headline=binary_headline(
+            groups, compared, settings, results, details, near, references
+        ),
         tradeoff=tradeoff,
         advice=advice,
         hfm=_hfm(X, y, decisions, sensitive_features, settings.keep),

@@ -115,7 +115,9 @@ def audit_dask(y_true, y_score, *, sensitive_features, pos_label, settings, prog
         references=references,
         metric_results=results,
         mcdp_details=details,
-        headline=binary_headline(groups, compared, settings, results, details, None),
+        headline=binary_headline(
+            groups, compared, settings, results, details, None, references
+        ),
     )
 
 

@@ -160,8 +160,11 @@ class MetricResult(_MetricName):
 class GroupRate:
     """A group's positive rate at the threshold, its Wilson interval and ratio.
 
-    ``ratio`` is the rate over the reference group's, None when that is 0;
-    ``n_positive`` the group's positive labels (None without labels).
+    ``ratio`` is the rate over the comparison group's, None when that is 0;
+    ``n_positive`` the group's positive labels (None without labels);
+    ``diff_low`` and ``diff_high`` Newcombe's hybrid score interval of the
+    rate minus the comparison group's (NaN where not compared): a claim
+    that the group is selected less rests on ``diff_high < 0``.
     """
 
     group: str
@@ -171,6 +174,13 @@ class GroupRate:
     high: float
     ratio: float | None = None
     n_positive: int | None = None
+    diff_low: float = float("nan")
+    diff_high: float = float("nan")
+
+    @property
+    def n_negative(self):
+        """The group's negative labels (None without labels)."""
+        return None if self.n_positive is None else self.size - self.n_positive
 
 
 @dataclass(frozen=True)
@@ -188,12 +198,21 @@ class RateGap:
 class ThresholdFacts:
     """The headline's facts at the decision threshold, for one grouping.
 
-    ``disadvantaged`` is the most disadvantaged group whose whole Wilson
-    interval lies below the reference's rate (None if no group does);
-    ``unclear`` the groups selected less often than the reference whose
-    interval contains its rate (too few to tell); ``farthest`` the group
-    farthest from the reference's rate either way (what the four-fifths rule
-    reads); ``lowest`` and ``highest`` the groups of the impact ratio.
+    ``reference`` is the group the others are compared with: the
+    most-selected group (``comparison == "most selected"``, the four-fifths
+    convention; among the groups of at least 30 people when two or more
+    are) or the reference the user gave (``"reference"``).
+    ``disadvantaged`` is the least selected group whose Newcombe interval of
+    the difference to the reference (``diff_low``, ``diff_high``) lies
+    below 0 (None if no group's does); ``unclear`` the groups selected less
+    often whose interval contains 0 (too few to tell); ``farthest`` the
+    group farthest from the reference's rate either way (what the
+    four-fifths rule reads); ``lowest`` and ``highest`` the groups of the
+    impact ratio. ``fixed_outcome`` are the groups whose outcome is fixed in
+    the labels (no positives or no negatives): set apart from every
+    comparison, verdict, gap and ratio here (unless fewer than two groups
+    would remain). ``n_below`` counts the groups whose interval of the
+    difference lies below 0.
     """
 
     threshold: float
@@ -208,6 +227,10 @@ class ThresholdFacts:
     impact_ratio: float | None
     tpr_gap: RateGap | None = None
     fpr_gap: RateGap | None = None
+    comparison: str = "reference"
+    fixed_outcome: tuple = ()
+    confidence_level: float = 0.95
+    n_below: int = 0
 
 
 @dataclass(frozen=True)
@@ -224,6 +247,7 @@ class DistributionFacts:
     local_value: float
     small_group: tuple | None = None  # (label, size) when the worst pair has one
     large_pair: tuple | None = None  # (MCDP(0), (a, b), class or None), groups >= 30
+    fixed_group: str | None = None  # a group of the pair whose outcome is fixed
 
 
 @dataclass(frozen=True)

@@ -25,11 +25,13 @@ import dataclasses
 import math
 
 import numpy as np
+from scipy.stats import norm
 
 from ..metrics import abcc, abpc
+from ..metrics.inference import newcombe_interval
 from ..utils import SMALL_GROUP_SIZE
 from ..utils._labels import group_label_text
-from ._common import FEW_POSITIVES, counted, report_metrics
+from ._common import FEW_POSITIVES, FOUR_FIFTHS, counted, report_metrics
 from ._compute import between_groups, check_metrics, metrics_table, rate_closeness
 from ._facts import DistributionFacts, GroupRate, Headline, RateGap, ThresholdFacts
 
@@ -58,7 +60,9 @@ def _rate_gap(records, rate, count):
     Groups with fewer than ``FEW_POSITIVES`` positives (``count`` =
     "n_positive") or negatives ("n_negative") are left out, so that a group
     with one positive (TPR 0 or 1) does not make the gap; they are listed in
-    ``left_out``. With fewer than two such groups, every group counts.
+    ``left_out``. With fewer than two such groups, every group counts. None
+    when fewer than two groups have the rate (e.g. two groups, one without
+    positives): there is no gap to state.
     """
     finite = [r for r in records if math.isfinite(float(r[rate]))]
     enough = [r for r in finite if r[count] >= FEW_POSITIVES]
@@ -66,7 +70,7 @@ def _rate_gap(records, rate, count):
     if len(enough) >= 2:
         left_out = tuple(r["group"] for r in finite if r[count] < FEW_POSITIVES)
         finite = enough
-    if not finite:
+    if len(finite) < 2:
         return None
     low = min(finite, key=lambda r: r[rate])
     high = max(finite, key=lambda r: r[rate])
@@ -74,12 +78,9 @@ def _rate_gap(records, rate, count):
     def point(r):
         return GroupRate(r["group"], int(r["size"]), float(r[rate]), *_bounds(r, rate))
 
-    # one group with the rate: no comparison (the public functions give NaN);
-    # the report states a gap of 0 between that group and itself
-    value = between_groups(_columns(finite), rate, "difference")
     return RateGap(
         rate=rate,
-        value=value if len(finite) > 1 else 0.0,
+        value=between_groups(_columns(finite), rate, "difference"),
         lowest=point(low),
         highest=point(high),
         left_out=left_out,
@@ -105,31 +106,74 @@ def _bounds(row, rate):
     return float(row[f"{rate}_low"]), float(row[f"{rate}_high"])
 
 
-def _grouping_facts(frame, threshold):
+def fixed_outcome(record):
+    """Whether a group's outcome is fixed: labels, and no positives or no negatives."""
+    positives = float(record["n_positive"])
+    return math.isfinite(positives) and positives in (0.0, float(record["size"]))
+
+
+def _comparison_index(records, eligible, given):
+    """The index of the group every other is compared with in the headline.
+
+    The reference given by the user (``given``), else the most-selected group
+    (the four-fifths convention) among the ``eligible`` groups, those of at
+    least ``SMALL_GROUP_SIZE`` people when two or more are that large (a
+    group of 3 selected at 100% is no standard to compare with): ties go to
+    the larger group.
+    """
+    if given is not None:
+        return given
+    large = [i for i in eligible if records[i]["size"] >= SMALL_GROUP_SIZE]
+    pool = large if len(large) >= 2 else eligible
+    return max(pool, key=lambda i: (records[i]["positive_rate"], records[i]["size"]))
+
+
+def _with_difference(g, reference, z):
+    """``g`` with the Newcombe interval of its rate minus ``reference``'s."""
+    low, high = newcombe_interval(g.rate, g.size, reference.rate, reference.size, z)
+    return dataclasses.replace(g, diff_low=float(low), diff_high=float(high))
+
+
+def _grouping_facts(frame, threshold, given=False, confidence_level=0.95):
     records = frame.to_dict(orient="records")
     for r in records:
         r["n_negative"] = r["size"] - r["n_positive"]
-    k = next(i for i, r in enumerate(records) if r["is_reference"])
+    fixed = [i for i, r in enumerate(records) if fixed_outcome(r)]
+    eligible = [i for i in range(len(records)) if i not in fixed]
+    if len(eligible) < 2:  # nothing to compare once they are set apart
+        eligible = list(range(len(records)))
+        fixed = []
+    table_ref = next(i for i, r in enumerate(records) if r["is_reference"])
+    if given and table_ref in fixed:  # the user's reference is compared anyway
+        fixed.remove(table_ref)
+        eligible = sorted([*eligible, table_ref])
+    k = _comparison_index(records, eligible, table_ref if given else None)
     reference_rate = float(records[k]["positive_rate"])
+    z = float(norm.ppf(0.5 + confidence_level / 2))
     rates = [_group_rate(r, reference_rate) for r in records]
-    others = [g for i, g in enumerate(rates) if i != k]
-    below = [g for g in others if g.high < reference_rate]
-    close = rate_closeness([g.rate for g in rates], reference_rate)
+    rates[k] = _with_difference(rates[k], rates[k], z)
+    compared = [rates[i] for i in eligible]
+    others = [_with_difference(rates[i], rates[k], z) for i in eligible if i != k]
+    below = [g for g in others if g.diff_high < 0]
+    close = rate_closeness([g.rate for g in compared], reference_rate)
     farthest = four_fifths = None
     if np.isfinite(close).any():
-        farthest = rates[int(np.nanargmin(close))]
-        verdicts = list(frame["four_fifths"])
-        four_fifths = "pass" if all(v is not False for v in verdicts) else "fail"
-    lowest = min(rates, key=lambda g: g.rate)
-    highest = max(rates, key=lambda g: g.rate)
+        farthest = compared[int(np.nanargmin(close))]
+        if farthest.group != rates[k].group:
+            farthest = next(g for g in others if g.group == farthest.group)
+        fine = [c >= FOUR_FIFTHS for c in close if np.isfinite(c)]
+        four_fifths = "pass" if all(fine) else "fail"
+    lowest = min(compared, key=lambda g: (g.rate, -g.size))
+    highest = max(compared, key=lambda g: (g.rate, g.size))
+    kept = [records[i] for i in eligible]
     return ThresholdFacts(
         threshold=threshold,
         grouping=frame["grouping"].iloc[0],
         reference=rates[k],
-        disadvantaged=min(below, key=lambda g: (g.high, g.rate)) if below else None,
+        disadvantaged=min(below, key=lambda g: (g.rate, -g.size)) if below else None,
         unclear=tuple(
             sorted(
-                (g for g in others if g.rate < reference_rate <= g.high),
+                (g for g in others if g.rate < reference_rate and g.diff_high >= 0),
                 key=lambda g: (g.rate, -g.size),
             )
         ),
@@ -137,28 +181,45 @@ def _grouping_facts(frame, threshold):
         four_fifths=four_fifths,
         lowest=lowest,
         highest=highest,
-        impact_ratio=_impact_ratio(records, highest),
-        tpr_gap=_rate_gap(records, "tpr", "n_positive"),
-        fpr_gap=_rate_gap(records, "fpr", "n_negative"),
+        impact_ratio=_impact_ratio(kept, highest),
+        tpr_gap=_rate_gap(kept, "tpr", "n_positive"),
+        fpr_gap=_rate_gap(kept, "fpr", "n_negative"),
+        comparison="reference" if given else "most selected",
+        fixed_outcome=tuple(rates[i] for i in fixed),
+        confidence_level=confidence_level,
+        n_below=len(below),
     )
 
 
-def threshold_facts(groups, compared_names, threshold):
+def threshold_facts(
+    groups, compared_names, threshold, *, references=(), confidence_level=0.95
+):
     """The :class:`ThresholdFacts` of the compared grouping that fares worst.
 
-    That is the grouping whose most disadvantaged group is furthest below
-    its reference (relative to the reference's rate, at the top of the
-    group's Wilson interval); without such a group, the one with the lowest
-    impact ratio.
+    Each grouping's groups are compared with its reference group when the
+    user gave one (``references``: the tables' :class:`TableReference`,
+    ``how`` other than "largest"), else with its most-selected group (see
+    :func:`_comparison_index`); groups whose outcome is fixed (no positive
+    or no negative labels) are set apart. The grouping that fares worst is
+    the one whose most disadvantaged group (the least selected among those
+    whose Newcombe interval of the difference lies below 0) has the lowest
+    ratio to its comparison group; without such a group, the one with the
+    lowest impact ratio.
     """
+    given = {r.grouping for r in references if r.how != "largest"}
 
     def severity(facts):
         if facts.disadvantaged is not None:
-            return (0, facts.disadvantaged.high / facts.reference.rate)
+            return (0, facts.disadvantaged.rate / facts.reference.rate)
         return (1, 1.0 if facts.impact_ratio is None else facts.impact_ratio)
 
     candidates = [
-        _grouping_facts(groups[groups["grouping"] == name], threshold)
+        _grouping_facts(
+            groups[groups["grouping"] == name],
+            threshold,
+            given=name in given,
+            confidence_level=confidence_level,
+        )
         for name in compared_names
     ]
     return min(candidates, key=severity)
@@ -189,18 +250,25 @@ def distribution_facts(results, details, scores, epsilon, groups, per_class=None
     if scores is not None:
         share = float(np.mean(np.abs(scores - worst.threshold) <= epsilon))
     sizes = group_sizes(groups)
+    fixed = fixed_outcome_groups(groups)
     labels = tuple(group_label_text(g) for g in worst.groups)
     pair_sizes = [sizes.get((worst.attribute, g), 0) for g in labels]
+    pair_fixed = [g for g in labels if (worst.attribute, g) in fixed]
     small_group = large = None
-    if min(pair_sizes) < SMALL_GROUP_SIZE:
+    if min(pair_sizes) < SMALL_GROUP_SIZE or pair_fixed:
         k = int(np.argmin(pair_sizes))
-        small_group = (labels[k], pair_sizes[k])
+        if pair_sizes[k] < SMALL_GROUP_SIZE:
+            small_group = (labels[k], pair_sizes[k])
         tables = {None: worst} if per_class is None else per_class
         large = max(
             (
                 (*found, label)
                 for label, result in tables.items()
-                if (found := _largest_between_large_groups(result.pair_values, sizes))
+                if (
+                    found := _largest_between_large_groups(
+                        result.pair_values, sizes, fixed
+                    )
+                )
             ),
             default=None,
             key=lambda t: t[0],
@@ -216,13 +284,26 @@ def distribution_facts(results, details, scores, epsilon, groups, per_class=None
         local_value=float(by_key[f"mcdp@{epsilon:g}"].value),
         small_group=small_group,
         large_pair=large,
+        fixed_group=pair_fixed[0] if pair_fixed else None,
     )
 
 
-def _largest_between_large_groups(pair_values, sizes):
+def fixed_outcome_groups(groups):
+    """``{(grouping, group text)}`` of the groups whose outcome is fixed."""
+    if "n_positive" not in groups:
+        return set()
+    return {
+        (r["grouping"], r["group"])
+        for r in groups.to_dict(orient="records")
+        if fixed_outcome(r)
+    }
+
+
+def _largest_between_large_groups(pair_values, sizes, fixed=()):
     """The largest ``(value, (a, b))`` over pairs of groups of 30 or more.
 
-    None when fewer than two groups have ``SMALL_GROUP_SIZE`` samples.
+    Groups in ``fixed`` (whose outcome is fixed) are left out too. None when
+    fewer than two groups remain.
     """
     best = None
     for (attribute, a, b), value in pair_values.items():
@@ -231,18 +312,28 @@ def _largest_between_large_groups(pair_values, sizes):
             SMALL_GROUP_SIZE
         ):
             continue
+        if (attribute, a) in fixed or (attribute, b) in fixed:
+            continue
         if best is None or value > best[0]:
             best = (float(value), (a, b))
     return best
 
 
-def binary_headline(groups, compared, settings, results, details, scores):
+def binary_headline(
+    groups, compared, settings, results, details, scores, references=()
+):
     """A classifier's :class:`Headline`: at the threshold, then over all of them.
 
     ``scores`` are those of the rows MCDP(0) compares (None: no share near it).
     """
     return Headline(
-        threshold_facts(groups, [g.name for g in compared], settings.threshold),
+        threshold_facts(
+            groups,
+            [g.name for g in compared],
+            settings.threshold,
+            references=references,
+            confidence_level=settings.confidence_level,
+        ),
         distribution_facts(results, details, scores, settings.epsilon, groups),
     )
 

@@ -441,7 +441,13 @@ def audit_regression(inputs, settings, resampling, progress):
     audited = audited_rows(compared, details)
     at_t = None
     if at_threshold is not None:
-        at_t = threshold_facts(at_threshold, names, settings.threshold)
+        at_t = threshold_facts(
+            at_threshold,
+            names,
+            settings.threshold,
+            references=references,
+            confidence_level=settings.confidence_level,
+        )
     return AuditReport(
         settings=settings,
         resampling=resampling,

@@ -103,9 +103,11 @@ class AuditReport:
     mcdp_details : dict of float to MCDPResult
         Where MCDP(0) and MCDP(ε) are attained, keyed by ε.
     headline : Headline
-        ``threshold``: the facts at the threshold (the reference group, the
-        most disadvantaged group clearly below it and the groups too few to
-        tell, the four-fifths rule, the impact ratio, the TPR and FPR gaps);
+        ``threshold``: the facts at the threshold (the group compared with:
+        the most-selected group, or the reference given; the least selected
+        group clearly below it by the Newcombe interval of the difference and
+        the groups too few to tell; the groups set apart as their outcome is
+        fixed; the four-fifths rule, the impact ratio, the TPR and FPR gaps);
         ``distribution``: MCDP(0), where, and the share of scores within ±ε
         of it; ``regression``: a regression audit's ranges of mean
         prediction, bias, MAE and RMSE over the groups (``threshold`` is
@@ -212,8 +214,11 @@ class AuditReport:
     def __repr__(self):
         worst = self.metrics["value"].idxmax()
         mcdp = self.headline.distribution.value  # MCDP(0) (of the worst class)
+        # the compared groups (not the rows of every table: attributes and
+        # their intersection)
+        n_groups = sum(len(labels) for labels in self.data.kept_groups.values())
         return (
-            f"AuditReport(n_samples={self.n_samples}, n_groups={len(self.groups)}, "
+            f"AuditReport(n_samples={self.n_samples}, n_groups={n_groups}, "
             f"mcdp={mcdp:.4g}, largest={worst!r})"
         )
 

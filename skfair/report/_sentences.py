@@ -72,12 +72,42 @@ def lead(report):
 
 
 # -- the headline ------------------------------------------------------------------
+def _small(g):
+    """``", a small group"`` for a group of fewer than ``SMALL_GROUP_SIZE``."""
+    return ", a small group" if g.size < SMALL_GROUP_SIZE else ""
+
+
+def _who_small(g):
+    """``"b (n = 12, a small group)"`` or ``"b (n = 1,234)"``."""
+    return f"{g.group} (n = {g.size:,}{_small(g)})"
+
+
+def _standard(facts):
+    """How the comparison group is named: the most-selected or the reference."""
+    ref = facts.reference
+    if facts.comparison == "most selected":
+        return f"the most-selected group {_who_small(ref)}"
+    return f"the reference group {_who_small(ref)}"
+
+
+def _points(value):
+    return f"{100 * value:+.1f}".replace("-", "−")
+
+
+def _diff_clause(g, ref, level):
+    return (
+        f"a difference of {_points(g.rate - ref.rate)} percentage points "
+        f"({100 * level:g}% Newcombe interval {_points(g.diff_low)} to "
+        f"{_points(g.diff_high)})"
+    )
+
+
 def _disadvantage_sentence(facts):
     t, ref, d = facts.threshold, facts.reference, facts.disadvantaged
     if ref.rate <= 0:
         none = "; it has no positive labels" if ref.n_positive == 0 else ""
         return (
-            f"At the threshold {t:g}, the reference group {_who(ref)} of "
+            f"At the threshold {t:g}, {_standard(facts)} of "
             f"{facts.grouping} selects no one: {_pct(ref.rate)}, Wilson interval "
             f"{_pct(ref.low)}–{_pct(ref.high)}{none}. No group can be selected "
             "less often, and no ratio to it is defined."
@@ -85,29 +115,62 @@ def _disadvantage_sentence(facts):
     if d is None:
         return (
             f"At the threshold {t:g}, no group of {facts.grouping} is selected "
-            f"clearly less often than the reference group {_who(ref)}, selected at "
-            f"{_rate_with_interval(ref)}: every other group's Wilson interval "
-            "reaches that rate or lies above it."
+            f"clearly less often than {_standard(facts)}, selected at "
+            f"{_rate_with_interval(ref)}: for every other group compared, the "
+            f"{100 * facts.confidence_level:g}% Newcombe interval of the "
+            "difference in positive rates contains 0 or lies above it."
         )
     return (
-        f"At the threshold {t:g}, the most disadvantaged group of "
-        f"{facts.grouping} is {_who(d)}: selected at {_rate_with_interval(d)}, "
-        f"clearly below the {_pct(ref.rate)} of the reference group {_who(ref)}; "
-        f"a positive-rate ratio of {format_ratio(d.ratio)} (at most "
-        f"{format_ratio(d.high / ref.rate)} at the top of its interval)."
+        f"At the threshold {t:g}, {_who_small(d)} is selected less often than "
+        f"{_standard(facts)} of {facts.grouping}: {_rate_with_interval(d)} "
+        f"against {_pct(ref.rate)}, a positive-rate ratio of "
+        f"{format_ratio(d.ratio)}, {_diff_clause(d, ref, facts.confidence_level)}"
+        f"{_among_below(facts)}."
+    )
+
+
+def _among_below(facts):
+    """``"; the least selected of 3 groups clearly below it"`` or ""."""
+    n = facts.n_below
+    return "" if n < 2 else f"; the least selected of {n} groups clearly below it"
+
+
+def _fixed_outcome_sentence(facts):
+    """The groups set apart as their outcome is fixed in the labels, or None."""
+    if not facts.fixed_outcome:
+        return None
+    none = [g for g in facts.fixed_outcome if g.n_positive == 0]
+    all_ = [g for g in facts.fixed_outcome if g.n_positive != 0]
+    parts = []
+    if none:
+        parts.append(
+            "no positive labels (selecting no one is right there): "
+            + _listing(f"{_who(g)} selected at {_pct(g.rate)}" for g in none)
+        )
+    if all_:
+        parts.append(
+            "no negative labels (selecting everyone is right there): "
+            + _listing(f"{_who(g)} selected at {_pct(g.rate)}" for g in all_)
+        )
+    return (
+        f"Set apart from the comparisons, ratios and gaps of {facts.grouping}, "
+        f"as their outcome is fixed in y_true: {'; '.join(parts)}."
     )
 
 
 def _unclear_sentence(report, facts):
     out = []
+    fixed = _fixed_outcome_sentence(facts)
+    if fixed:
+        out.append(fixed)
     if facts.unclear:
         listed = [
-            f"{_who(g)}: {_pct(g.rate)}, {_pct(g.low)}–{_pct(g.high)}"
+            f"{_who_small(g)}: {_pct(g.rate)}, {_pct(g.low)}–{_pct(g.high)}"
             for g in facts.unclear
         ]
         out.append(
             f"Too few to tell (selected less often than {facts.reference.group}, "
-            f"but with a Wilson interval that contains its rate): "
+            f"but the Newcombe interval of the difference contains 0): "
             f"{_listing(listed)}."
         )
     if report.left_out:
@@ -122,11 +185,11 @@ def _farthest_text(facts):
     f, ref = facts.farthest, facts.reference
     how = f"selected at {_pct(f.rate)} against {_pct(ref.rate)} for {ref.group}"
     notes = [] if f.ratio is None else [f"a ratio of {format_ratio(f.ratio)}"]
-    if f.low <= ref.rate <= f.high:
+    if math.isfinite(f.diff_high) and f.diff_low <= 0 <= f.diff_high:
         notes.append(
-            "too few to tell: its Wilson interval contains the reference's rate"
+            "too few to tell: the Newcombe interval of the difference contains 0"
         )
-    return f"{_who(f)}, {how}" + (f" ({'; '.join(notes)})" if notes else "")
+    return f"{_who_small(f)}, {how}" + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def _impact_sentence(facts):
@@ -139,18 +202,19 @@ def _impact_sentence(facts):
     else:
         sentence = (
             f"Impact ratio (lowest / highest positive rate): "
-            f"{format_ratio(facts.impact_ratio)}, {_who(low)} at {_pct(low.rate)} "
-            f"against {_who(high)} at {_pct(high.rate)}."
+            f"{format_ratio(facts.impact_ratio)}, {_who_small(low)} at "
+            f"{_pct(low.rate)} against {_who_small(high)} at {_pct(high.rate)}."
         )
     if facts.four_fifths == "pass":
         sentence += (
-            f" Four-fifths rule: every group is within {FOUR_FIFTHS:g} to "
-            f"{1 / FOUR_FIFTHS:g} times the reference's rate."
+            f" Four-fifths rule: every group compared is within {FOUR_FIFTHS:g} "
+            f"to {1 / FOUR_FIFTHS:g} times the rate of {facts.reference.group}."
         )
     elif facts.four_fifths == "fail":
         sentence += (
             f" Four-fifths rule ({FOUR_FIFTHS:g} to {1 / FOUR_FIFTHS:g} times the "
-            f"reference's rate): failed; farthest is {_farthest_text(facts)}."
+            f"rate of {facts.reference.group}): failed; farthest is "
+            f"{_farthest_text(facts)}."
         )
     return sentence
 
@@ -179,7 +243,12 @@ def _gap_sentence(facts):
             )
         parts.append(part)
     if not parts:
-        return "Without true labels, the TPR and FPR gaps are not available."
+        if facts.reference.n_positive is None:
+            return "Without true labels, the TPR and FPR gaps are not available."
+        return (
+            "No TPR or FPR gap: fewer than two groups have both positive and "
+            "negative labels, so neither rate can be compared between groups."
+        )
     sentence = "; ".join(parts)
     sentence = sentence[0].upper() + sentence[1:]
     if facts.tpr_gap is not None and facts.fpr_gap is not None:
@@ -237,22 +306,31 @@ def small_pair_sentence(d):
     other group is large whatever the model does; the sentence names it and
     states the largest gap between groups of ``SMALL_GROUP_SIZE`` or more.
     """
-    if d.small_group is None:
+    fixed = getattr(d, "fixed_group", None)
+    if d.small_group is None and fixed is None:
         return None
-    label, n = d.small_group
-    text = (
-        f"That pair involves {label}, a group of {counted(n, 'person', 'people')}, "
-        "whose CDF has too few steps for the gap to say much about the model"
+    texts = []
+    if d.small_group is not None:
+        label, n = d.small_group
+        texts.append(
+            f"{label}, a group of {counted(n, 'person', 'people')}, whose CDF has "
+            "too few steps for the gap to say much about the model"
+        )
+    if fixed is not None:
+        texts.append(
+            f"{fixed}, whose outcome is fixed in y_true (no positive or no "
+            "negative labels)"
+        )
+    text = "That pair involves " + " and ".join(texts)
+    between = f"groups of {SMALL_GROUP_SIZE} or more" + (
+        " with both outcomes" if fixed is not None else ""
     )
     if d.large_pair is None:
-        return (
-            f"{text}; fewer than two groups have {SMALL_GROUP_SIZE} or more "
-            "samples, so no gap between larger groups can be stated."
-        )
+        return f"{text}; fewer than two {between} remain, so no gap between them."
     value, (a, b), label = d.large_pair
     where = "" if label is None else f", class {label}"
     return (
-        f"{text}; between groups of {SMALL_GROUP_SIZE} or more the largest is "
+        f"{text}; between {between} the largest is "
         f"MCDP(0) = {value:.4f} ({a} vs {b}{where})."
     )
 
@@ -294,19 +372,21 @@ def headline(report):
 # -- the plain summary -----------------------------------------------------------
 def _decision_sentence(facts):
     d, f, ref = facts.disadvantaged, facts.farthest, facts.reference
+    role = "most selected" if facts.comparison == "most selected" else "reference"
     if facts.four_fifths == "pass":
         return (
-            f"Every group receives positive decisions at {FOUR_FIFTHS:g} to "
-            f"{1 / FOUR_FIFTHS:g} times the rate of {ref.group} (the four-fifths "
-            "rule)."
+            f"Every group compared receives positive decisions at {FOUR_FIFTHS:g} "
+            f"to {1 / FOUR_FIFTHS:g} times the rate of {ref.group} (the {role} "
+            "group; the four-fifths rule)."
         )
     if facts.four_fifths is None:
         return "No group is selected at this threshold."
     if d is not None and d.ratio is not None and d.ratio < FOUR_FIFTHS:
         return (
-            f"Decisions are unbalanced: {_who(d)} receives a positive decision "
-            f"{format_ratio(d.ratio)} times as often as {ref.group}, outside the "
-            f"{FOUR_FIFTHS:g}–{1 / FOUR_FIFTHS:g} range of the four-fifths rule."
+            f"Decisions are unbalanced: {_who_small(d)} receives a positive "
+            f"decision {format_ratio(d.ratio)} times as often as {ref.group} (the "
+            f"{role} group), outside the {FOUR_FIFTHS:g}–{1 / FOUR_FIFTHS:g} "
+            "range of the four-fifths rule."
         )
     sentence = (
         f"The four-fifths rule fails: the farthest group is {_farthest_text(facts)}."
@@ -474,6 +554,14 @@ def advice_sentences(report):
                 f"{_share_below(cur.performance / best.performance, advice.tolerance)} "
                 f"of the best {name}."
             )
+    facts = report.headline.threshold
+    if facts is not None and facts.fixed_outcome:
+        # named once, in the headline; here only what it means for thresholds
+        out.append(
+            "The groups set apart in the headline as their outcome is fixed rule "
+            "no threshold out (their balanced accuracy is undefined)."
+        )
+        return out
     if advice.no_positives:
         out.append(
             _one_outcome_sentence(

@@ -262,16 +262,13 @@ def test_four_fifths_rule(selected_b, verdict):
     if verdict == "fail":  # 35 of 100: Wilson interval 26%–45%, below 50%
         assert facts.disadvantaged.group == "b" and facts.unclear == ()
         assert f"a positive-rate ratio of {ratio:.3f}" in text[0]
-        assert (
-            "Four-fifths rule (0.8 to 1.25 times the reference's rate): failed"
-            in text[1]
-        )
+        assert "Four-fifths rule (0.8 to 1.25 times the rate of a): failed" in text[1]
     else:  # 45 of 100: Wilson interval 35.6%–54.8% contains 50%
         assert facts.disadvantaged is None
         assert [g.group for g in facts.unclear] == ["b"]
         assert "no group of sensitive_features is selected clearly less" in text[0]
         assert text[1].startswith("Too few to tell") and "b (n = 100)" in text[1]
-        assert "every group is within 0.8 to 1.25 times" in text[2]
+        assert "every group compared is within 0.8 to 1.25 times" in text[2]
 
 
 def test_audit_rate_numbers_are_the_public_rate_functions(data, report):
@@ -561,7 +558,7 @@ def test_four_fifths_fails_when_the_reference_selects_no_one():
     y_score = np.r_[np.full(120, 0.1), np.repeat([0.9, 0.1], 50)]
     g = np.repeat(["a", "b"], [120, 100])
     y_true = np.tile([1, 0], 110)
-    report = audit(y_true, y_score, sensitive_features=g, **FAST)
+    report = audit(y_true, y_score, sensitive_features=g, reference="a", **FAST)
     table = report.groups.set_index("group")
     assert table.loc["a", "is_reference"] and table.loc["a", "positive_rate"] == 0
     assert np.isnan(table.loc["b", "positive_rate_ratio"])
@@ -584,6 +581,11 @@ def test_four_fifths_fails_when_the_reference_selects_no_one():
     )
     assert not re.search(r"ratio of \d", " ".join(text))  # no ratio against 0
     json.dumps(out, allow_nan=False)
+    # by default a is compared with the most-selected group, b
+    facts = audit(y_true, y_score, sensitive_features=g, **FAST).headline.threshold
+    assert facts.comparison == "most selected" and facts.reference.group == "b"
+    assert facts.disadvantaged.group == "a" and facts.disadvantaged.ratio == 0
+    assert facts.farthest.group == "a" and facts.disadvantaged.diff_high < 0
 
 
 def test_four_fifths_verdict_on_two_people_says_so():
@@ -602,7 +604,7 @@ def test_four_fifths_verdict_on_two_people_says_so():
     low, high = facts.farthest.low, facts.farthest.high
     assert low == 0 and high == pytest.approx(wilson(0, 2)[1])
     assert summary[0].startswith(
-        "The four-fifths rule fails: the farthest group is b (n = 2)"
+        "The four-fifths rule fails: the farthest group is b (n = 2, a small group)"
     )
     assert (
         "With only 2 people, its positive rate is very uncertain "

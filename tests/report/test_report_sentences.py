@@ -11,6 +11,7 @@ import json
 import math
 import pathlib
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -71,15 +72,22 @@ def test_one_undefined_metric_leaves_the_others_their_values(one_person):
     assert "1 group of fewer than 30 samples" in summary
 
 
-def test_a_single_person_is_too_few_to_tell(one_person):
+def test_a_single_person_without_positives_is_set_apart_not_crowned(one_person):
+    # solo has no positive label: its outcome is fixed, it is reported apart
+    # (once) and a, clearly below the most-selected b, is the finding
     facts = one_person.headline.threshold
-    assert facts.disadvantaged is None
-    assert [g.group for g in facts.unclear] == ["solo"]
+    assert [g.group for g in facts.fixed_outcome] == ["solo"]
+    assert facts.reference.group == "b" and facts.disadvantaged.group == "a"
+    assert facts.unclear == () and facts.lowest.group == "a"
     out, md, page = _texts(one_person)
-    sentence = next(t for t in out["headline"]["text"] if t.startswith("Too few"))
-    assert "solo (n = 1): 0%, 0%–79.3%" in sentence
+    text = out["headline"]["text"]
+    sentence = next(t for t in text if t.startswith("Set apart"))
+    assert "no positive labels (selecting no one is right there): solo (n = 1)" in (
+        sentence
+    )
     assert markdown_text(sentence) in md and sentence in page
-    assert "With only 1 person, its positive rate is very uncertain" in md
+    everything = " ".join(text + out["plain_summary"])
+    assert everything.count("solo (n = 1)") == 1
 
 
 # -- (b) saturated permutation statistics ----------------------------------------------
@@ -162,6 +170,11 @@ def test_mark_untestable_rules():
 # -- (c) a big group without positives, scores <= 0.001, quantile bins -----------------
 @pytest.fixture(scope="module")
 def no_positives():
+    y, s, frame = no_positives_data()
+    return audit(y, s, sensitive_features=frame, **FAST)
+
+
+def no_positives_data():
     rng = np.random.default_rng(2)
     n = 4000
     age = rng.uniform(17, 90, n)
@@ -174,7 +187,7 @@ def no_positives():
     s[~young & (rng.random(n) < 0.02)] = 0.0001  # a few low scores elsewhere
     y = np.where(young, 0, (rng.random(n) < s).astype(int))
     bins = pd.qcut(age, 4, labels=["q1", "q2", "q3", "q4"]).astype(str)
-    return audit(y, s, sensitive_features=pd.DataFrame({"age": bins}), **FAST)
+    return y, s, pd.DataFrame({"age": bins})
 
 
 def test_never_recommends_a_less_fair_threshold(no_positives):
@@ -199,8 +212,10 @@ def test_never_recommends_a_less_fair_threshold(no_positives):
         "balanced accuracy"
     ) in no_pick
     assert "fairest" not in " ".join(out["plain_summary"]) + md
-    one = next(s for s in out["plain_summary"] if s.startswith("No positive labels"))
-    assert one.startswith("No positive labels in q1: balanced accuracy is undefined")
+    one = next(s for s in out["plain_summary"] if "set apart in the headline" in s)
+    assert "rule no threshold out" in one
+    apart = next(s for s in out["headline"]["text"] if s.startswith("Set apart"))
+    assert "no positive labels (selecting no one is right there): q1" in apart
     for sentence in (no_pick, one):
         assert markdown_text(sentence) in md and sentence in page
     # the figure shows the report's advice, not the trade-off's own pick
@@ -210,6 +225,17 @@ def test_never_recommends_a_less_fair_threshold(no_positives):
 
 
 def test_a_reference_without_positives_is_named_and_no_ratio_printed(no_positives):
+    facts = no_positives.headline.threshold
+    # by default q1 (no positives) is set apart and the others are compared
+    # with the most-selected group
+    assert facts.comparison == "most selected" and facts.reference.group != "q1"
+    assert [g.group for g in facts.fixed_outcome] == ["q1"]
+    assert "q1" not in (facts.lowest.group, facts.highest.group)
+    # as the reference the user asks for, q1 is compared with
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y, s, frame = no_positives_data()
+        no_positives = audit(y, s, sensitive_features=frame, reference="q1", **FAST)
     facts = no_positives.headline.threshold
     assert facts.reference.group == "q1" and facts.reference.rate == 0
     out, _, page = _texts(no_positives)
@@ -272,14 +298,20 @@ def intersections():
 def test_the_headline_names_the_clear_cut_disadvantaged_group(intersections):
     facts = intersections.headline.threshold
     assert facts.disadvantaged.group == "F & Black & N"
-    assert facts.disadvantaged.high < facts.reference.rate
+    # compared with the most-selected group (40 groups of 40-200 at ~13%): the
+    # Newcombe interval of the difference says which are clearly below it
+    assert facts.comparison == "most selected"
+    assert facts.reference.rate == max(
+        g.rate for g in facts.unclear + (facts.reference,)
+    )
+    assert facts.disadvantaged.diff_high < 0
     small = next(g for g in facts.unclear if g.group == "M & Asian & H")
-    assert small.rate < facts.disadvantaged.rate and small.high >= facts.reference.rate
+    assert small.rate < facts.disadvantaged.rate and small.diff_high >= 0
     out, md, page = _texts(intersections)
     text = out["headline"]["text"]
     assert text[0].startswith(
-        "At the threshold 0.5, the most disadvantaged group of sex & race & origin "
-        "is F & Black & N (n = 900): selected at"
+        "At the threshold 0.5, F & Black & N (n = 900) is selected less often than "
+        "the most-selected group "
     )
     assert "M & Asian & H (n = 64)" in text[1] and text[1].startswith("Too few to tell")
     assert "Left out as smaller than min_group_size = 30: 5 groups" in text[1]
@@ -488,4 +520,4 @@ def test_a_one_person_pair_points_to_the_largest_gap_between_large_groups():
     )
     assert report.headline.distribution.large_pair is None
     text = " ".join(_texts(report)[0]["headline"]["text"])
-    assert "fewer than two groups have 30 or more samples" in text
+    assert "fewer than two groups of 30 or more remain, so no gap between them" in text
