@@ -23,6 +23,8 @@ Other subpackages import from :mod:`skfair.metrics` and
 """
 
 # ruff: noqa: F401 (check_epsilon is re-exported for skfair's own subpackages)
+# registers the lazy engines of the metrics' data= (no public name)
+from . import _lazy
 from ._confidence import MetricConfidenceInterval, metric_confidence_interval
 from ._disaggregation import GroupMetricFrame
 from ._discriminative_risk import discriminative_risk

@@ -69,6 +69,7 @@ Not computed in the engine: ``method="approx"`` of MCDP, ABCC's grid
 method, ABPC (errors say so).
 """
 
+from .. import _frame_arg
 from ._counts import (
     GroupConfusion,
     group_confusion,
@@ -80,6 +81,15 @@ from ._distribution import abcc, delta_dp
 from ._files import scan_files
 from ._mcdp import mcdp, mcdp_curve, mcdp_details
 from ._sql import histogram_sql, ks_sql
+
+# the engines of the public metrics' data= on lazy frames
+_frame_arg.LAZY_ENGINES.update(
+    mcdp=mcdp,
+    mcdp_details=mcdp_details,
+    mcdp_curve=mcdp_curve,
+    delta_dp=delta_dp,
+    abcc=abcc,
+)
 
 __all__ = [
     "GroupConfusion",
