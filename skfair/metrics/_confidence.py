@@ -31,6 +31,7 @@ import numpy as np
 
 from ..utils._validation import check_scores
 from ._distribution import abcc, abpc, delta_dp
+from ._frame_arg import frame_dispatch
 from ._mcdp import mcdp
 from ._multiclass import is_class_scores
 from ._multiclass_inference import (
@@ -139,6 +140,7 @@ class MetricConfidenceInterval:
     standard_error: float | None = None
 
 
+@frame_dispatch("metric_confidence_interval")
 def metric_confidence_interval(
     y_true,
     y_score,
@@ -155,6 +157,7 @@ def metric_confidence_interval(
     combine="intersection",
     min_group_size=None,
     score_type="probability",
+    data=None,
 ):
     r"""Confidence interval of a distribution metric (ΔDP, ABCC, ABPC, MCDP).
 
@@ -234,6 +237,12 @@ def metric_confidence_interval(
         ``metric_params``; ABPC and MCDP(ε) with ε > 0 on the default
         domain, ABCC's ``method="grid"`` and the DKW interval of ABCC and
         ΔDP_c need [0, 1] and raise a ValueError.
+
+    data : DataFrame, default=None
+        An eager frame (pandas, polars, PyArrow, ...) or a Dask frame; then
+        ``y_true``, ``y_score``, ``sensitive_features`` and ``sample_weight``
+        are the names of its columns. A lazy frame is refused with what to
+        do (resampling needs every score).
 
     Returns
     -------
@@ -458,6 +467,7 @@ _OWN_ARGUMENTS = (
     "sample_weight",
     "combine",
     "min_group_size",
+    "data",
 )
 _METRIC_FUNCTIONS = {"delta_dp": delta_dp, "abcc": abcc, "abpc": abpc, "mcdp": mcdp}
 

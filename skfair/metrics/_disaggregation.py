@@ -23,11 +23,24 @@ from ._disaggregation_inputs import (
 )
 from ._disaggregation_intervals import compare_bounds, value_bounds
 from ._disaggregation_strata import Samples, evaluate, make_strata
+from ._frame_arg import LAZY_ENGINES
 from ._group_counts import (
     check_compare_method,
     compare,
 )
+from ._lazy import _distribution as _lazy_distribution
+from ._lazy import _mcdp as _lazy_mcdp
 from .inference import check_confidence_level, random_generator
+
+# the engines of the distribution metrics' data= on lazy frames (here, above
+# both the metrics and the engines, so that neither imports the other)
+LAZY_ENGINES.update(
+    mcdp=_lazy_mcdp.mcdp,
+    mcdp_details=_lazy_mcdp.mcdp_details,
+    mcdp_curve=_lazy_mcdp.mcdp_curve,
+    delta_dp=_lazy_distribution.delta_dp,
+    abcc=_lazy_distribution.abcc,
+)
 
 
 class GroupMetricFrame:
@@ -79,6 +92,12 @@ class GroupMetricFrame:
         samples; an int ``k`` leaves out the groups of fewer than ``k``
         samples (NaN rows, or no row with one grouping column); their
         samples still count in ``overall``.
+    data : DataFrame, default=None
+        An eager frame (pandas, polars, PyArrow, ...); then ``y_true``,
+        ``y_pred``, ``sensitive_features`` (a name or a list of names),
+        ``control_features`` and the values of ``sample_params`` are the
+        names of its columns. A lazy frame is refused with what to do (the
+        metrics may be any callable, which needs the rows).
 
     Attributes
     ----------
@@ -135,7 +154,23 @@ class GroupMetricFrame:
         sample_params=None,
         pos_label=None,
         min_group_size=None,
+        data=None,
     ):
+        if data is not None:
+            from ._frame_arg import frame_group_inputs
+
+            inputs = frame_group_inputs(
+                data,
+                y_true,
+                y_pred,
+                sensitive_features,
+                control_features,
+                sample_params,
+            )
+            y_true, y_pred = inputs["y_true"], inputs["y_pred"]
+            sensitive_features = inputs["sensitive_features"]
+            control_features = inputs["control_features"]
+            sample_params = inputs["sample_params"]
         check_min_group_size(min_group_size)
         y_true, y_pred = checked_label_pair(
             y_true,

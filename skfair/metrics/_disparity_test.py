@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._confidence import checked_metric_spec
+from ._frame_arg import frame_dispatch
 from ._multiclass import is_class_scores
 from ._multiclass_inference import (
     ClassSorts,
@@ -111,6 +112,7 @@ class DisparityTestResult:
     pvalue_floor: float | None = None
 
 
+@frame_dispatch("disparity_test")
 def disparity_test(
     y_true,
     y_score,
@@ -125,6 +127,7 @@ def disparity_test(
     combine="intersection",
     min_group_size=None,
     score_type="probability",
+    data=None,
 ):
     """Test "no disparity": whether the groups' score distributions are the same.
 
@@ -181,6 +184,12 @@ def disparity_test(
         None, the observed range, as for real-valued predictions). MCDP(0), the KS
         statistic, and its p-value are the same for logits, margins or any
         increasing map of them.
+
+    data : DataFrame, default=None
+        An eager frame (pandas, polars, PyArrow, ...) or a Dask frame; then
+        ``y_true``, ``y_score``, ``sensitive_features`` and ``sample_weight``
+        are the names of its columns. A lazy frame is refused with what to
+        do (permutations need every score).
 
     Returns
     -------

@@ -9,6 +9,7 @@ import numpy as np
 from ._base import UNIT_DOMAIN, check_domain, check_grid_size, pairs_of
 from ._dask import dask_dispatch
 from ._dist_inputs import ScoreData, aggregate_pairs
+from ._frame_arg import frame_dispatch
 from ._kernels import (
     binned_kde,
     check_bw_method,
@@ -49,6 +50,7 @@ def check_n_points(n_points, what):
     return int(n_points)
 
 
+@frame_dispatch("delta_dp")
 @dask_dispatch("delta_dp")
 def delta_dp(
     y_true,
@@ -62,6 +64,7 @@ def delta_dp(
     min_group_size=None,
     class_agg="max",
     classes=None,
+    data=None,
 ):
     r"""Demographic-parity gap of mean scores (ΔDP_c) or of decisions (ΔDP_b^t).
 
@@ -103,6 +106,18 @@ def delta_dp(
     classes : sequence or None, default=None
         For class probabilities, the label of each column (default: a
         DataFrame's columns, else ``0 .. n_classes - 1``).
+    data : DataFrame or lazy frame, default=None
+        A frame narwhals supports, eager or lazy (pandas, polars
+        ``DataFrame`` or ``LazyFrame``, a DuckDB relation, PySpark, SQLFrame,
+        Ibis, Dask); then ``y_true``, ``y_score``, ``sensitive_features``
+        (a name or a list of names) and ``sample_weight`` are the names of
+        its columns. An eager frame's columns are taken out and computed in
+        memory; a Dask frame's go to the Dask engine; any other lazy frame is
+        computed inside its engine by group-by aggregations, with only
+        aggregates reaching the client (see :ref:`warehouse`). In an engine
+        the results equal the in-memory values (MCDP and ΔDP at a threshold
+        bit-equal, ABCC and ΔDP_c to rounding); ABCC's grid
+        method and class probabilities are not computed there.
 
     Returns
     -------
@@ -150,12 +165,13 @@ def delta_dp(
         means /= totals
         return [abs(means[a] - means[b]) for a, b in pairs_of(grouping)]
 
-    data = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    inputs = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
     return aggregate_pairs(
-        gaps, data, agg, min_group_size, class_agg, classes, sort=False
+        gaps, inputs, agg, min_group_size, class_agg, classes, sort=False
     )
 
 
+@frame_dispatch("abcc")
 @dask_dispatch("abcc")
 def abcc(
     y_true,
@@ -170,6 +186,7 @@ def abcc(
     min_group_size=None,
     class_agg="max",
     classes=None,
+    data=None,
 ):
     r"""Area between the groups' empirical CDF curves (ABCC).
 
@@ -200,7 +217,7 @@ def abcc(
         ``np.linspace(0, 1, n_points)``.
     n_points : int, default=10000
         Grid size for ``method="grid"``.
-    agg, combine, sample_weight, min_group_size, class_agg, classes
+    agg, combine, sample_weight, min_group_size, class_agg, classes, data
         As in :func:`delta_dp` (``agg="mean"`` is the paper's choice; the
         weights give weighted ECDFs).
 
@@ -244,13 +261,14 @@ def abcc(
             values.append(float(area))
         return values
 
-    data = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    inputs = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
     reason = GRID_REASON if method == "grid" else None
     return aggregate_pairs(
-        areas, data, agg, min_group_size, class_agg, classes, unit_interval_for=reason
+        areas, inputs, agg, min_group_size, class_agg, classes, unit_interval_for=reason
     )
 
 
+@frame_dispatch("abpc")
 def abpc(
     y_true,
     y_score,
@@ -266,6 +284,7 @@ def abpc(
     domain=(0.0, 1.0),
     class_agg="max",
     classes=None,
+    data=None,
 ):
     r"""Area between the groups' probability density curves (ABPC).
 
@@ -312,6 +331,11 @@ def abpc(
         predictions.
     class_agg, classes
         As in :func:`delta_dp`.
+    data : DataFrame, default=None
+        As in :func:`delta_dp`, for eager frames (pandas, polars, PyArrow)
+        and Dask frames' columns; ABPC is not computed inside a lazy engine
+        (a kernel density estimate needs every score): collect the frame, or
+        the columns needed, first.
 
     Returns
     -------
@@ -368,11 +392,11 @@ def abpc(
         a, b = pair_codes(grouping.n_groups)
         return _pairs_l1(np.stack(densities), a, b, grid)
 
-    data = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    inputs = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
     reason = ABPC_REASON if domain == UNIT_DOMAIN else ABPC_DOMAIN_REASON
     return aggregate_pairs(
         l1_distances,
-        data,
+        inputs,
         agg,
         min_group_size,
         class_agg,

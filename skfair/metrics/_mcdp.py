@@ -17,6 +17,7 @@ from ._base import (
 )
 from ._dask import dask_dispatch
 from ._dist_inputs import ScoreData
+from ._frame_arg import frame_dispatch
 from ._kernels import AllPairs, mcdp_pair_approx, mcdp_pair_exact, pair_gap
 from ._mcdp_result import MCDPResult
 from ._multiclass import (
@@ -236,6 +237,7 @@ def _evaluate(prepared, epsilons, options):
     return results
 
 
+@frame_dispatch("mcdp_details")
 @dask_dispatch("mcdp_details")
 def mcdp_details(
     y_true,
@@ -253,6 +255,7 @@ def mcdp_details(
     domain=(0.0, 1.0),
     class_agg="max",
     classes=None,
+    data=None,
 ):
     """MCDP(ε) and where it is attained: threshold or window, and which groups.
 
@@ -263,7 +266,7 @@ def mcdp_details(
     ----------
     y_true, y_score, sensitive_features, epsilon, method, sampling_frequency, rounding
         See :func:`mcdp`.
-    agg, combine, sample_weight, min_group_size, domain, class_agg, classes
+    agg, combine, sample_weight, min_group_size, domain, class_agg, classes, data
         See :func:`mcdp`.
 
     Returns
@@ -295,11 +298,12 @@ def mcdp_details(
     >>> res.class_label, res.groups, res.threshold, sorted(res.per_class)
     ('no', (0, 1), 0.2, ['no', 'yes'])
     """
-    data = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    inputs = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
     options = _Options(method, sampling_frequency, rounding, agg, domain)
-    return _results(data, [epsilon], options, min_group_size, class_agg, classes)[0]
+    return _results(inputs, [epsilon], options, min_group_size, class_agg, classes)[0]
 
 
+@frame_dispatch("mcdp")
 @dask_dispatch("mcdp")
 def mcdp(
     y_true,
@@ -317,6 +321,7 @@ def mcdp(
     domain=(0.0, 1.0),
     class_agg="max",
     classes=None,
+    data=None,
 ):
     r"""Maximal cumulative-ratio disparity along predictions' ε-neighbourhoods.
 
@@ -383,6 +388,18 @@ def mcdp(
         For class probabilities, the label of each column (reported by
         :func:`mcdp_details`); None takes a DataFrame's columns, else
         ``0 .. n_classes - 1``.
+    data : DataFrame or lazy frame, default=None
+        A frame narwhals supports, eager or lazy (pandas, polars
+        ``DataFrame`` or ``LazyFrame``, a DuckDB relation, PySpark, SQLFrame,
+        Ibis, Dask); then ``y_true``, ``y_score``, ``sensitive_features``
+        (a name or a list of names) and ``sample_weight`` are the names of
+        its columns. An eager frame's columns are taken out and computed in
+        memory; a Dask frame's go to the Dask engine; any other lazy frame is
+        computed inside its engine by group-by aggregations, with only
+        aggregates reaching the client (see :ref:`warehouse`). In an engine
+        the results equal the in-memory values (MCDP and ΔDP at a threshold
+        bit-equal, ABCC and ΔDP_c to rounding); ``method="approx"``, ABCC's
+        grid and class probabilities are not computed there.
 
     Returns
     -------
@@ -451,13 +468,14 @@ def mcdp(
     >>> round(mcdp(None, proba, sensitive_features=groups, class_agg="mean"), 4)
     0.2889
     """
-    data = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    inputs = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
     options = _Options(method, sampling_frequency, rounding, agg, domain)
     return _results(
-        data, [epsilon], options, min_group_size, class_agg, classes, details=False
+        inputs, [epsilon], options, min_group_size, class_agg, classes, details=False
     )[0]
 
 
+@frame_dispatch("mcdp_curve")
 @dask_dispatch("mcdp_curve")
 def mcdp_curve(
     y_true,
@@ -475,6 +493,7 @@ def mcdp_curve(
     domain=(0.0, 1.0),
     class_agg="max",
     classes=None,
+    data=None,
 ):
     """MCDP(ε) for a sequence of ε, sorting the scores only once.
 
@@ -485,7 +504,7 @@ def mcdp_curve(
         units; the scores must lie in ``domain`` if any is > 0.
     y_true, y_score, sensitive_features, method, sampling_frequency, rounding
         See :func:`mcdp`.
-    agg, combine, sample_weight, min_group_size, domain, class_agg, classes
+    agg, combine, sample_weight, min_group_size, domain, class_agg, classes, data
         See :func:`mcdp` (for class probabilities, each ε's value is the
         ``class_agg`` of the classes' values at that ε).
 
@@ -504,9 +523,9 @@ def mcdp_curve(
     [0.4, 0.2, 0.0]
     """
     epsilons = np.atleast_1d(epsilons).tolist()
-    data = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    inputs = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
     options = _Options(method, sampling_frequency, rounding, agg, domain)
     values = _results(
-        data, epsilons, options, min_group_size, class_agg, classes, details=False
+        inputs, epsilons, options, min_group_size, class_agg, classes, details=False
     )
     return np.array(values)

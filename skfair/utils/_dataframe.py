@@ -32,7 +32,9 @@ import pandas as pd
 
 LAZY_FRAME_ERROR = (
     "{what} is a lazy {library} frame ({kind}); skfair needs the data in "
-    "memory. Collect it first (e.g. .collect() for a polars LazyFrame)."
+    "memory. Collect it first (e.g. .collect() for a polars LazyFrame); "
+    "mcdp, mcdp_details, mcdp_curve, abcc and delta_dp compute inside the "
+    "engine when given the frame as data= and column names."
 )
 NESTED_COLUMN_ERROR = (
     "{what}: column {name!r} has the nested dtype {dtype}, one list or "

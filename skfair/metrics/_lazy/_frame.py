@@ -17,19 +17,13 @@ from dataclasses import dataclass
 import narwhals.stable.v2 as nw
 
 from ...utils._validation import EMPTY_INPUT_ERROR
+from .._frame_arg import (  # noqa: F401  (re-used names)
+    LAZY_COLUMN_NAME_ERROR,
+    LAZY_DATA_ERROR,
+    LAZY_MISSING_COLUMN_ERROR,
+    as_frame,
+)
 
-LAZY_DATA_ERROR = (
-    "data must be a dataframe narwhals supports (a DuckDB relation, a polars "
-    "LazyFrame or DataFrame, a PySpark or SQLFrame DataFrame, an Ibis table, "
-    "a Dask or pandas DataFrame, ...); got {type}."
-)
-LAZY_COLUMN_NAME_ERROR = (
-    "With data=, {role} must be the name of a column (a str){plural}; got {value!r}."
-)
-LAZY_MISSING_COLUMN_ERROR = (
-    "{role}={name!r} is not a column of data; its columns are {columns}. "
-    "Pass the name of one of them."
-)
 LAZY_NOT_NUMERIC_ERROR = (
     "{role} column {name!r} must be numeric; its type in the engine is "
     "{dtype}. Cast it to a float column first, e.g. "
@@ -66,16 +60,6 @@ _WHAT = {
     "sensitive_features": "group label",
     "sample_weight": "weight",
 }
-
-
-def as_frame(data):
-    """``data`` as a narwhals frame (eager or lazy), or :data:`LAZY_DATA_ERROR`."""
-    if isinstance(data, nw.DataFrame | nw.LazyFrame):
-        return data
-    try:
-        return nw.from_native(data)
-    except TypeError:
-        raise TypeError(LAZY_DATA_ERROR.format(type=type(data).__name__)) from None
 
 
 def _names(value, role, several=False):

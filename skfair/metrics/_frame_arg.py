@@ -1,0 +1,258 @@
+"""The ``data=`` argument of the public metrics: a frame and the names of its columns.
+
+With ``data=``, the data arguments of a public metric (``y_true``,
+``y_score``/``y_pred``, ``sensitive_features``, ``sample_weight``) are the
+*names* of columns of ``data``. What happens next depends on the frame:
+
+* an eager frame (pandas, polars ``DataFrame``, PyArrow table, ...): its
+  columns are taken out and the in-memory function runs on them, so every
+  option of the function is available and the result is the one of the
+  same call on the columns themselves;
+* a Dask DataFrame: its columns (Dask Series) go to the Dask engine, as
+  when they are passed directly;
+* any other lazy frame narwhals supports (a DuckDB relation, a polars
+  ``LazyFrame``, PySpark, SQLFrame, Ibis): the metrics with an engine
+  (:data:`LAZY_ENGINES`, filled by ``skfair.metrics._lazy`` when
+  ``skfair.metrics`` is imported) are computed inside it by group-by
+  aggregations; the others raise :data:`LAZY_IN_MEMORY_ERROR`.
+
+This module sits below the metric modules and the engines, so that neither
+imports the other through it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import narwhals.stable.v2 as nw
+
+from ..utils._dask import is_dask_collection
+
+# The arguments that name columns of ``data``.
+COLUMN_ARGUMENTS = (
+    "y_true",
+    "y_score",
+    "y_pred",
+    "sensitive_features",
+    "sample_weight",
+)
+
+# Metric name -> its engine on lazy frames (the frame first), registered by
+# ``skfair.metrics._lazy``.
+LAZY_ENGINES = {}
+
+LAZY_DATA_ERROR = (
+    "data must be a dataframe narwhals supports (a DuckDB relation, a polars "
+    "LazyFrame or DataFrame, a PySpark or SQLFrame DataFrame, an Ibis table, "
+    "a Dask or pandas DataFrame, ...); got {type}."
+)
+LAZY_COLUMN_NAME_ERROR = (
+    "With data=, {role} must be the name of a column (a str){plural}; got {value!r}."
+)
+LAZY_MISSING_COLUMN_ERROR = (
+    "{role}={name!r} is not a column of data; its columns are {columns}. "
+    "Pass the name of one of them."
+)
+LAZY_CLASS_SCORES_ERROR = (
+    "With a lazy frame as data=, {name} computes one score column in the "
+    "engine; class probabilities (several y_score columns, classes=) are not "
+    "computed there. Pass one class's probability column, or collect the "
+    "frame first."
+)
+LAZY_IN_MEMORY_ERROR = (
+    "{name} does not run inside a lazy engine ({kind}): {why}. Collect the "
+    "columns it needs first (e.g. frame.select([...]).collect() for a polars "
+    "LazyFrame, relation.df() for DuckDB); mcdp, mcdp_details, mcdp_curve, "
+    "abcc and delta_dp take the lazy frame itself as data=."
+)
+_WHY = {
+    "abpc": "its kernel density estimates need every score",
+    "metric_confidence_interval": "its resampling intervals need every score",
+    "disparity_test": "its permutation tests need every score",
+    "GroupMetricFrame": "its metrics (any callable) need every row",
+}
+
+
+def as_frame(data):
+    """``data`` as a narwhals frame (eager or lazy), or :data:`LAZY_DATA_ERROR`."""
+    if isinstance(data, nw.DataFrame | nw.LazyFrame):
+        return data
+    try:
+        return nw.from_native(data)
+    except TypeError:
+        raise TypeError(LAZY_DATA_ERROR.format(type=type(data).__name__)) from None
+
+
+def _frame(data):
+    """``data`` as a narwhals frame, or a Dask DataFrame as it is.
+
+    Dask frames are not wrapped: their columns (Dask Series) go to the Dask
+    engine, and narwhals' Dask support is moving to another package.
+    """
+    return data if is_dask_collection(data) else as_frame(data)
+
+
+def _is_eager(frame):
+    return is_dask_collection(frame) or isinstance(frame, nw.DataFrame)
+
+
+def _native(frame):
+    return frame if is_dask_collection(frame) else nw.to_native(frame)
+
+
+def check_column_names(arguments):
+    """Refuse data arguments that are not column names (``None`` is allowed)."""
+    for role in COLUMN_ARGUMENTS:
+        value = arguments.get(role)
+        if value is None or isinstance(value, str):
+            continue
+        several = role == "sensitive_features"
+        if role == "y_score" and isinstance(value, list | tuple):
+            raise TypeError(LAZY_CLASS_SCORES_ERROR.format(name="the metric"))
+        if several and isinstance(value, list | tuple) and value:
+            if all(isinstance(v, str) for v in value):
+                continue
+        raise TypeError(
+            LAZY_COLUMN_NAME_ERROR.format(
+                role=role,
+                plural=" or a list of names" if several else "",
+                value=value
+                if isinstance(value, str | int | float)
+                else type(value).__name__,
+            )
+        )
+
+
+def eager_columns(frame, arguments):
+    """The arguments with each column name replaced by the native column."""
+    native = _native(frame)
+    names = set(native.columns)
+    out = dict(arguments)
+    for role in COLUMN_ARGUMENTS:
+        value = arguments.get(role)
+        if value is None:
+            continue
+        wanted = [value] if isinstance(value, str) else list(value)
+        missing = [name for name in wanted if name not in names]
+        if missing:
+            raise ValueError(
+                LAZY_MISSING_COLUMN_ERROR.format(
+                    role=role, name=missing[0], columns=sorted(names)
+                )
+            )
+        out[role] = native[value] if isinstance(value, str) else native[wanted]
+    return out
+
+
+def frame_columns(name, arguments):
+    """The arguments with ``data`` gone and its named columns in their place.
+
+    For an eager frame, or a Dask frame (Dask Series, for the functions with
+    a Dask path); any other lazy frame raises :data:`LAZY_IN_MEMORY_ERROR`
+    for the public function ``name``.
+    """
+    arguments = dict(arguments)
+    frame = _frame(arguments.pop("data"))
+    check_column_names(arguments)
+    if not _is_eager(frame):
+        raise TypeError(
+            LAZY_IN_MEMORY_ERROR.format(
+                name=name, kind=type(_native(frame)).__name__, why=_WHY[name]
+            )
+        )
+    return eager_columns(frame, arguments)
+
+
+def call_on_frame(name, func, arguments):
+    """Run the public function ``name`` on the frame ``arguments["data"]``.
+
+    ``func`` is the in-memory function (called on an eager frame's columns,
+    and on a Dask frame's, which it sends to the Dask engine); ``arguments``
+    holds every argument by keyword, defaults applied, ``data`` included.
+    """
+    arguments = dict(arguments)
+    frame = _frame(arguments["data"])
+    if name not in LAZY_ENGINES or _is_eager(frame):
+        return func(**frame_columns(name, arguments))
+    del arguments["data"]
+    check_column_names(arguments)
+    arguments.pop("class_agg", None)  # one score column: nothing to aggregate
+    if arguments.pop("classes", None) is not None:
+        raise ValueError(LAZY_CLASS_SCORES_ERROR.format(name=name))
+    return LAZY_ENGINES[name](_native(frame), **arguments)
+
+
+def frame_dispatch(name):
+    """Decorate a public function so that ``data=`` goes to :func:`call_on_frame`.
+
+    Calls without ``data`` go straight to the function.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skfair.metrics._frame_arg import frame_dispatch
+    >>> @frame_dispatch("abpc")
+    ... def metric(y_true, y_score, *, sensitive_features, data=None):
+    ...     return len(y_score)
+    >>> frame = pd.DataFrame({"s": [.1], "g": [0]})
+    >>> metric(None, "s", sensitive_features="g", data=frame)
+    1
+    """
+
+    def decorator(func):
+        signature = inspect.signature(func)
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if kwargs.get("data") is None:
+                return func(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            return call_on_frame(name, wrapper, dict(bound.arguments))
+
+        return wrapper
+
+    return decorator
+
+
+def frame_group_inputs(
+    data, y_true, y_pred, sensitive_features, control_features, sample_params
+):
+    """:class:`~skfair.metrics.GroupMetricFrame`'s inputs from the columns of ``data``.
+
+    ``y_true``, ``y_pred`` and ``sensitive_features`` (``control_features``
+    too) name columns; so may the values of ``sample_params`` (a column name
+    in place of an array, e.g. ``{"sample_weight": "w"}``, or per metric
+    ``{"recall": {"sample_weight": "w"}}``).
+    """
+    arguments = frame_columns(
+        "GroupMetricFrame",
+        {
+            "y_true": y_true,
+            "y_pred": y_pred,
+            "sensitive_features": sensitive_features,
+            "data": data,
+        },
+    )
+    native = _native(_frame(data))
+    arguments["control_features"] = None
+    if control_features is not None:
+        arguments["control_features"] = frame_columns(
+            "GroupMetricFrame", {"sensitive_features": control_features, "data": data}
+        )["sensitive_features"]
+
+    def column(value):
+        return native[value] if isinstance(value, str) else value
+
+    if isinstance(sample_params, dict):
+        sample_params = {
+            key: (
+                {k: column(v) for k, v in value.items()}
+                if isinstance(value, dict)
+                else column(value)
+            )
+            for key, value in sample_params.items()
+        }
+    arguments["sample_params"] = sample_params
+    return arguments
