@@ -23,24 +23,32 @@ from ._disaggregation_inputs import (
 )
 from ._disaggregation_intervals import compare_bounds, value_bounds
 from ._disaggregation_strata import Samples, evaluate, make_strata
-from ._frame_arg import LAZY_ENGINES
+from ._frame_arg import LAZY_ENGINE_LOADERS
 from ._group_counts import (
     check_compare_method,
     compare,
 )
-from ._lazy import _distribution as _lazy_distribution
-from ._lazy import _mcdp as _lazy_mcdp
 from .inference import check_confidence_level, random_generator
 
-# the engines of the distribution metrics' data= on lazy frames (here, above
-# both the metrics and the engines, so that neither imports the other)
-LAZY_ENGINES.update(
-    mcdp=_lazy_mcdp.mcdp,
-    mcdp_details=_lazy_mcdp.mcdp_details,
-    mcdp_curve=_lazy_mcdp.mcdp_curve,
-    delta_dp=_lazy_distribution.delta_dp,
-    abcc=_lazy_distribution.abcc,
-)
+
+def _lazy_engines():
+    """The engines of the distribution metrics' ``data=`` on lazy frames.
+
+    Registered here, above both the metrics and the engines, so that neither
+    imports the other; imported on the first lazy call only.
+    """
+    from ._lazy import _distribution, _mcdp
+
+    return {
+        "mcdp": _mcdp.mcdp,
+        "mcdp_details": _mcdp.mcdp_details,
+        "mcdp_curve": _mcdp.mcdp_curve,
+        "delta_dp": _distribution.delta_dp,
+        "abcc": _distribution.abcc,
+    }
+
+
+LAZY_ENGINE_LOADERS.append(_lazy_engines)
 
 
 class GroupMetricFrame:

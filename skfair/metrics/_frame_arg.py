@@ -12,8 +12,8 @@ With ``data=``, the data arguments of a public metric (``y_true``,
   when they are passed directly;
 * any other lazy frame narwhals supports (a DuckDB relation, a polars
   ``LazyFrame``, PySpark, SQLFrame, Ibis): the metrics with an engine
-  (:data:`LAZY_ENGINES`, filled by ``skfair.metrics._lazy`` when
-  ``skfair.metrics`` is imported) are computed inside it by group-by
+  (:data:`LAZY_METRICS`; the engines load on the first lazy call, through
+  :data:`LAZY_ENGINE_LOADERS`) are computed inside it by group-by
   aggregations; the others raise :data:`LAZY_IN_MEMORY_ERROR`.
 
 This module sits below the metric modules and the engines, so that neither
@@ -38,9 +38,22 @@ COLUMN_ARGUMENTS = (
     "sample_weight",
 )
 
-# Metric name -> its engine on lazy frames (the frame first), registered by
-# ``skfair.metrics._lazy``.
-LAZY_ENGINES = {}
+# Loaders of the engines on lazy frames, registered by the module above both
+# the metrics and the engines (``_disaggregation``); each returns a dict
+# metric name -> engine (the frame first). They run on the first lazy call,
+# so that NumPy calls never load the engines.
+LAZY_ENGINE_LOADERS = []
+# The metrics with an engine (known without loading it).
+LAZY_METRICS = ("mcdp", "mcdp_details", "mcdp_curve", "delta_dp", "abcc")
+
+
+def lazy_engine(name):
+    """The engine of the metric ``name`` on lazy frames (loaded on first use)."""
+    engines = {}
+    for loader in LAZY_ENGINE_LOADERS:
+        engines.update(loader())
+    return engines[name]
+
 
 LAZY_DATA_ERROR = (
     "data must be a dataframe narwhals supports (a DuckDB relation, a polars "
@@ -107,9 +120,8 @@ def check_column_names(arguments):
         value = arguments.get(role)
         if value is None or isinstance(value, str):
             continue
-        several = role == "sensitive_features"
-        if role == "y_score" and isinstance(value, list | tuple):
-            raise TypeError(LAZY_CLASS_SCORES_ERROR.format(name="the metric"))
+        # several names: attributes, or class probabilities (eager frames)
+        several = role in ("sensitive_features", "y_score")
         if several and isinstance(value, list | tuple) and value:
             if all(isinstance(v, str) for v in value):
                 continue
@@ -173,14 +185,16 @@ def call_on_frame(name, func, arguments):
     """
     arguments = dict(arguments)
     frame = _frame(arguments["data"])
-    if name not in LAZY_ENGINES or _is_eager(frame):
+    if name not in LAZY_METRICS or _is_eager(frame):
         return func(**frame_columns(name, arguments))
     del arguments["data"]
     check_column_names(arguments)
+    if not isinstance(arguments["y_score"], str):
+        raise TypeError(LAZY_CLASS_SCORES_ERROR.format(name=name))
     arguments.pop("class_agg", None)  # one score column: nothing to aggregate
     if arguments.pop("classes", None) is not None:
         raise ValueError(LAZY_CLASS_SCORES_ERROR.format(name=name))
-    return LAZY_ENGINES[name](_native(frame), **arguments)
+    return lazy_engine(name)(_native(frame), **arguments)
 
 
 def frame_dispatch(name):

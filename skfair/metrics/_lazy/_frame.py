@@ -17,9 +17,8 @@ from dataclasses import dataclass
 import narwhals.stable.v2 as nw
 
 from ...utils._validation import EMPTY_INPUT_ERROR
-from .._frame_arg import (  # noqa: F401  (re-used names)
+from .._frame_arg import (
     LAZY_COLUMN_NAME_ERROR,
-    LAZY_DATA_ERROR,
     LAZY_MISSING_COLUMN_ERROR,
     as_frame,
 )

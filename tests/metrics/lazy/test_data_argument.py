@@ -218,3 +218,26 @@ def test_clear_errors(duckdb_connection):
             call()
     with pytest.raises(TypeError, match="data must be a dataframe"):
         mcdp(None, "score", sensitive_features="g", data=[1, 2, 3])
+
+
+@pytest.mark.parametrize("engine", ["pandas", "polars"])
+def test_class_probability_columns_of_an_eager_frame(engine, duckdb_connection):
+    # several y_score names on an eager frame are class probabilities, as a
+    # DataFrame of them is in memory (a lazy engine refuses them, above)
+    rng = np.random.default_rng(5)
+    proba = rng.dirichlet([1.0, 2.0, 3.0], 300)
+    df = make_rows(5, 300, 2, None, None)
+    df[["p0", "p1", "p2"]] = proba
+    frame = frame_on(engine, df, duckdb_connection)
+    for func in (mcdp, abcc, delta_dp):
+        got = func(
+            None,
+            ["p0", "p1", "p2"],
+            sensitive_features="g",
+            class_agg="mean",
+            data=frame,
+        )
+        want = func(
+            None, df[["p0", "p1", "p2"]], sensitive_features=df["g"], class_agg="mean"
+        )
+        assert got == want

@@ -14,6 +14,11 @@ import pytest
 
 import skfair.metrics as M
 from skfair.metrics import _lazy
+from skfair.metrics._frame_arg import (
+    LAZY_COLUMN_NAME_ERROR,
+    LAZY_DATA_ERROR,
+    LAZY_MISSING_COLUMN_ERROR,
+)
 from skfair.metrics._lazy._distribution import LAZY_ABCC_GRID_ERROR
 from skfair.metrics._lazy._files import (
     FILES_FORMAT_ERROR,
@@ -21,10 +26,7 @@ from skfair.metrics._lazy._files import (
     FILES_NOT_FOUND_ERROR,
 )
 from skfair.metrics._lazy._frame import (
-    LAZY_COLUMN_NAME_ERROR,
-    LAZY_DATA_ERROR,
     LAZY_INFINITE_ERROR,
-    LAZY_MISSING_COLUMN_ERROR,
     LAZY_NAN_ERROR,
     LAZY_NEGATIVE_WEIGHT_ERROR,
     LAZY_NOT_NUMERIC_ERROR,
