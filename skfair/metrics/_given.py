@@ -133,6 +133,8 @@ def given_rows(given, pos_label, y_true, y_score, sensitive_features, sample_wei
     )
     n_samples = len(y_score) if hasattr(y_score, "__len__") else np.size(y_score)
     mask = given_mask(given, pos_label, y_true, n_samples)
+    if isinstance(pos_label, np.generic):  # shown as the user wrote it
+        pos_label = pos_label.item()
     note = GIVEN_NOTE.format(
         given=given,
         n_kept=int(mask.sum()),

@@ -431,3 +431,97 @@ def test_given_none_ignores_pos_label_and_y_true():
     assert value == mcdp(
         LABEL, SCORE, sensitive_features=GROUP, min_group_size=1, pos_label="zz"
     )
+
+
+# -- scorers ---------------------------------------------------------------------
+
+
+def _scorer_data(n=600, n_classes=2, seed=6):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"x": rng.normal(size=n), "g": rng.integers(0, 2, n)})
+    latent = X["x"] + 0.5 * X["g"] + rng.normal(scale=0.5, size=n)
+    y = np.digitize(latent, np.quantile(latent, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    return X, y
+
+
+@pytest.mark.parametrize("side", [*SIDES, "both"])
+@pytest.mark.parametrize(
+    ("factory", "metric"),
+    [
+        ("make_mcdp_scorer", mcdp),
+        ("make_abcc_scorer", abcc),
+        ("make_abpc_scorer", abpc),
+        ("make_delta_dp_scorer", delta_dp),
+    ],
+)
+def test_scorers_in_cross_val_score_equal_the_metric_per_fold(factory, metric, side):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import KFold, cross_val_score
+
+    from skfair import metrics
+
+    X, y = _scorer_data()
+    y = np.where(y == 1, "yes", "no")  # pos_label: the greater class, "yes"
+    scorer = getattr(metrics, factory)(sensitive="g", given=side)
+    assert f"given={side!r}" in repr(scorer)
+    cv = KFold(3)
+    model = LogisticRegression()
+    scores = cross_val_score(model, X, y, scoring=scorer, cv=cv)
+    for score, (train, test) in zip(scores, cv.split(X)):
+        proba = model.fit(X.iloc[train], y[train]).predict_proba(X.iloc[test])[:, 1]
+        expected = metric(
+            y[test],
+            proba,
+            sensitive_features=X["g"].iloc[test],
+            given=side,
+            pos_label="yes",
+        )
+        assert score == pytest.approx(-expected, abs=1e-12)
+
+
+def test_scorer_multiclass_and_grid_search():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GridSearchCV, KFold
+
+    from skfair.metrics import make_mcdp_scorer
+
+    X, y = _scorer_data(n_classes=3)
+    cv = KFold(3)
+    search = GridSearchCV(
+        LogisticRegression(),
+        {"C": [0.01, 1.0]},
+        scoring={
+            "eo": make_mcdp_scorer(sensitive="g", given="positive", min_group_size=1)
+        },
+        refit=False,
+        cv=cv,
+    )
+    search.fit(X, y)
+    for i, C in enumerate([0.01, 1.0]):
+        for k, (train, test) in enumerate(cv.split(X)):
+            model = LogisticRegression(C=C).fit(X.iloc[train], y[train])
+            expected = mcdp(
+                y[test],
+                model.predict_proba(X.iloc[test]),
+                sensitive_features=X["g"].iloc[test],
+                given="positive",
+                min_group_size=1,
+            )
+            got = search.cv_results_[f"split{k}_test_eo"][i]
+            assert got == pytest.approx(-expected, abs=1e-12)
+
+
+def test_scorer_given_on_a_regressor_is_an_error():
+    from sklearn.linear_model import Ridge
+
+    from skfair.metrics import make_abcc_scorer
+    from skfair.metrics._scorer import SCORER_GIVEN_ERROR
+
+    X, y = _scorer_data()
+    scorer = make_abcc_scorer(sensitive="g", given="positive")
+    model = Ridge().fit(X, y)
+    message = SCORER_GIVEN_ERROR.format(
+        scorer=repr(scorer), given="positive", estimator="Ridge"
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        scorer(model, X, y)
