@@ -32,6 +32,7 @@ import numpy as np
 from ..utils._validation import check_scores
 from ._distribution import abcc, abpc, delta_dp
 from ._frame_arg import frame_dispatch
+from ._given import given_inputs, noted
 from ._mcdp import mcdp
 from ._multiclass import is_class_scores
 from ._multiclass_inference import (
@@ -206,10 +207,16 @@ def metric_confidence_interval(
     metric_params : dict or None, default=None
         Other keyword arguments of the metric, e.g. ``{"epsilon": 0.05}``,
         ``{"threshold": 0.5}``, ``{"agg": "mean"}`` or the metric's own
-        ``{"method": "binned"}``. Real-valued predictions (a regressor's)
-        take ``{"epsilon": e, "domain": None}`` for MCDP(ε) and
-        ``{"domain": None}`` for ABPC (see :func:`mcdp`, :func:`abpc`); the
-        interval is then the metric's on those predictions.
+        ``{"method": "binned"}``. ``{"given": "positive"}`` (with
+        ``"pos_label"``, default 1) gives the interval of the metric among
+        the samples whose ``y_true`` is ``pos_label`` (threshold-free equal
+        opportunity for MCDP(0)), ``"negative"`` among the others: every
+        method then sees those rows only, so the resampling is within each
+        (group, label) cell (1-D scores only; ``"both"`` is refused).
+        Real-valued predictions (a regressor's) take ``{"epsilon": e,
+        "domain": None}`` for MCDP(ε) and ``{"domain": None}`` for ABPC
+        (see :func:`mcdp`, :func:`abpc`); the interval is then the metric's
+        on those predictions.
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights (not for "dkw"): resampled with their samples by the
         band and the bootstrap; through Kish's effective sample size in
@@ -354,6 +361,32 @@ def metric_confidence_interval(
     >>> round(ci.low, 3), round(ci.high, 3)
     (0.119, 0.461)
     """
+    rows, metric_params = given_inputs(
+        "metric_confidence_interval",
+        metric_params,
+        y_true,
+        y_score,
+        sensitive_features,
+        sample_weight,
+    )
+    if rows is not None:  # the interval of the metric on one label's rows
+        with noted(rows.note):
+            return metric_confidence_interval(
+                rows.y_true,
+                rows.y_score,
+                sensitive_features=rows.sensitive_features,
+                metric=metric,
+                method=method,
+                confidence_level=confidence_level,
+                n_resamples=n_resamples,
+                bootstrap_method=bootstrap_method,
+                random_state=random_state,
+                metric_params=metric_params,
+                sample_weight=rows.sample_weight,
+                combine=combine,
+                min_group_size=min_group_size,
+                score_type=score_type,
+            )
     confidence_level = check_confidence_level(confidence_level)
     spec = checked_metric_spec(metric, metric_params)
     asked, method = method, _check_interval_method(method, spec)

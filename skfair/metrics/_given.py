@@ -33,6 +33,7 @@ from ..utils._validation import (
     check_same_length,
     same_label,
 )
+from ._multiclass import is_class_scores
 
 GIVEN_ERROR = "given must be None, 'positive', 'negative' or 'both'; got {given!r}."
 GIVEN_Y_TRUE_ERROR = (
@@ -48,6 +49,11 @@ GIVEN_POS_LABEL_ERROR = (
 GIVEN_ENGINE_ERROR = (
     "given={given!r} is not computed by the {engine} engine yet; compute the "
     "metric in memory, or filter the frame on its label column first."
+)
+GIVEN_BOTH_ERROR = (
+    "{what} takes given='positive' or given='negative' in metric_params; "
+    "given='both' (the larger of the two metrics) has no interval or test of "
+    "its own here: compute each side's."
 )
 GIVEN_CLASS_SCORES_ERROR = (
     "given={given!r} with class probabilities (y_score of shape (n_samples, "
@@ -230,3 +236,27 @@ def split_given(metric_params):
     given = check_given(params.pop("given", None))
     pos_label = params.pop("pos_label", 1)
     return given, pos_label, params
+
+
+def given_inputs(
+    what, metric_params, y_true, y_score, sensitive_features, sample_weight
+):
+    """The rows an interval or a test of ``metric_params["given"]`` resamples.
+
+    Returns ``(rows, metric_params)``: :class:`GivenRows` (None without
+    ``given``) and the parameters without ``given`` and ``pos_label``. The
+    resampling of the kept rows within each group is then the resampling
+    within each (group, label) cell, and every method (band, Welch,
+    Newcombe, DKW, permutation, KS) sees those rows only.
+    """
+    given, pos_label, params = split_given(metric_params)
+    if given is None:
+        return None, metric_params
+    if given == "both":
+        raise ValueError(GIVEN_BOTH_ERROR.format(what=what))
+    if is_class_scores(y_score):
+        raise ValueError(GIVEN_CLASS_SCORES_ERROR.format(given=given, what=what))
+    rows = given_rows(
+        given, pos_label, y_true, y_score, sensitive_features, sample_weight
+    )
+    return rows, params

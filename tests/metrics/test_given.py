@@ -525,3 +525,129 @@ def test_scorer_given_on_a_regressor_is_an_error():
     )
     with pytest.raises(ValueError, match=re.escape(message)):
         scorer(model, X, y)
+
+
+# -- intervals and tests ---------------------------------------------------------
+
+
+def _interval_case(seed=7, n=400):
+    rng = np.random.default_rng(seed)
+    label, group = rng.integers(0, 2, n), rng.integers(0, 3, n)
+    score = np.clip(rng.normal(0.4 + 0.1 * label + 0.05 * group, 0.2), 0, 1)
+    return score, label, group, rng.integers(1, 4, n).astype(float)
+
+
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize(
+    ("metric", "params", "method"),
+    [
+        ("mcdp", {}, "band"),
+        ("mcdp", {}, "dkw"),
+        ("abcc", {}, "band"),
+        ("delta_dp", {}, "welch"),
+        ("delta_dp", {"threshold": 0.5}, "newcombe"),
+        ("mcdp", {"epsilon": 0.05}, "bootstrap"),
+    ],
+)
+def test_interval_given_is_the_interval_on_the_subset(metric, params, method, side):
+    from skfair.metrics import metric_confidence_interval
+
+    score, label, group, weight = _interval_case()
+    keep = _side(label, side)
+    weights = None if method == "dkw" else weight
+    options = {"metric": metric, "method": method, "n_resamples": 99, "random_state": 0}
+    got = metric_confidence_interval(
+        label,
+        score,
+        sensitive_features=group,
+        sample_weight=weights,
+        metric_params={**params, "given": side},
+        **options,
+    )
+    expected = metric_confidence_interval(
+        None,
+        score[keep],
+        sensitive_features=group[keep],
+        sample_weight=None if weights is None else weights[keep],
+        metric_params=params,
+        **options,
+    )
+    assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("metric", "params", "method"),
+    [
+        ("mcdp", {}, "ks"),
+        ("mcdp", {}, "permutation"),
+        ("delta_dp", {}, "welch"),
+        ("delta_dp", {"threshold": 0.5}, "chi2"),
+    ],
+)
+def test_disparity_test_given_is_the_test_on_the_subset(metric, params, method):
+    from skfair.metrics import disparity_test
+
+    score, label, group, _ = _interval_case()
+    two = group < 2  # the KS test compares two groups
+    score, label, group = score[two], label[two], group[two]
+    keep = label == 0
+    options = {
+        "metric": metric,
+        "method": method,
+        "n_resamples": 199,
+        "random_state": 0,
+    }
+    got = disparity_test(
+        label,
+        score,
+        sensitive_features=group,
+        metric_params={**params, "given": "negative"},
+        **options,
+    )
+    expected = disparity_test(
+        None,
+        score[keep],
+        sensitive_features=group[keep],
+        metric_params=params,
+        **options,
+    )
+    assert got == expected
+    # the statistic is the conditional metric
+    assert got.statistic == pytest.approx(
+        {"mcdp": mcdp, "delta_dp": delta_dp}[metric](
+            label, score, sensitive_features=group, given="negative", **params
+        )
+    )
+
+
+def test_interval_and_test_given_errors():
+    from skfair.metrics import disparity_test, metric_confidence_interval
+    from skfair.metrics._given import GIVEN_BOTH_ERROR, GIVEN_CLASS_SCORES_ERROR
+
+    score, label, group, _ = _interval_case()
+    for function in (metric_confidence_interval, disparity_test):
+        name = function.__name__
+        with pytest.raises(
+            ValueError, match=re.escape(GIVEN_BOTH_ERROR.format(what=name))
+        ):
+            function(
+                label, score, sensitive_features=group, metric_params={"given": "both"}
+            )
+        with pytest.raises(
+            ValueError, match=re.escape(GIVEN_Y_TRUE_ERROR.format(given="positive"))
+        ):
+            function(
+                None,
+                score,
+                sensitive_features=group,
+                metric_params={"given": "positive"},
+            )
+        proba = np.column_stack([score, 1 - score])
+        message = GIVEN_CLASS_SCORES_ERROR.format(given="positive", what=name)
+        with pytest.raises(ValueError, match=re.escape(message)):
+            function(
+                label,
+                proba,
+                sensitive_features=group,
+                metric_params={"given": "positive"},
+            )
