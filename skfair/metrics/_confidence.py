@@ -24,6 +24,7 @@ Measured coverage: ``benchmarks/bench_coverage.py`` and the user guide.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import dataclass
 
@@ -141,7 +142,53 @@ class MetricConfidenceInterval:
     standard_error: float | None = None
 
 
+def given_dispatch(name):
+    """Decorate an interval or test so that ``metric_params["given"]`` filters first.
+
+    With ``given`` ("positive" or "negative", relative to
+    ``metric_params["pos_label"]``, default 1) the decorated function runs on
+    the rows of that label only (:func:`~._given.given_inputs`), with
+    ``given`` and ``pos_label`` taken out of ``metric_params``: every method
+    (band, bootstrap, Welch, Newcombe, DKW, permutation, KS) then sees those
+    rows, and the resampling within groups is within each (group, label)
+    cell. The errors and warnings on those rows say so (:class:`~._given.noted`).
+    """
+
+    def decorator(func):
+        signature = inspect.signature(func)
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            arguments = bound.arguments
+            rows, params = given_inputs(
+                name,
+                arguments.get("metric_params"),
+                arguments.get("y_true"),
+                arguments.get("y_score"),
+                arguments.get("sensitive_features"),
+                arguments.get("sample_weight"),
+                is_class_scores(arguments.get("y_score")),
+            )
+            if rows is None:
+                return func(*args, **kwargs)
+            arguments.update(
+                y_true=rows.y_true,
+                y_score=rows.y_score,
+                sensitive_features=rows.sensitive_features,
+                sample_weight=rows.sample_weight,
+                metric_params=params,
+            )
+            with noted(rows.note):
+                return func(*bound.args, **bound.kwargs)
+
+        return wrapper
+
+    return decorator
+
+
 @frame_dispatch("metric_confidence_interval")
+@given_dispatch("metric_confidence_interval")
 def metric_confidence_interval(
     y_true,
     y_score,
@@ -361,32 +408,6 @@ def metric_confidence_interval(
     >>> round(ci.low, 3), round(ci.high, 3)
     (0.119, 0.461)
     """
-    rows, metric_params = given_inputs(
-        "metric_confidence_interval",
-        metric_params,
-        y_true,
-        y_score,
-        sensitive_features,
-        sample_weight,
-    )
-    if rows is not None:  # the interval of the metric on one label's rows
-        with noted(rows.note):
-            return metric_confidence_interval(
-                rows.y_true,
-                rows.y_score,
-                sensitive_features=rows.sensitive_features,
-                metric=metric,
-                method=method,
-                confidence_level=confidence_level,
-                n_resamples=n_resamples,
-                bootstrap_method=bootstrap_method,
-                random_state=random_state,
-                metric_params=metric_params,
-                sample_weight=rows.sample_weight,
-                combine=combine,
-                min_group_size=min_group_size,
-                score_type=score_type,
-            )
     confidence_level = check_confidence_level(confidence_level)
     spec = checked_metric_spec(metric, metric_params)
     asked, method = method, _check_interval_method(method, spec)

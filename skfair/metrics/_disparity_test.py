@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._confidence import checked_metric_spec
+from ._confidence import checked_metric_spec, given_dispatch
 from ._frame_arg import frame_dispatch
-from ._given import given_inputs, noted
 from ._multiclass import is_class_scores
 from ._multiclass_inference import (
     ClassSorts,
@@ -114,6 +113,7 @@ class DisparityTestResult:
 
 
 @frame_dispatch("disparity_test")
+@given_dispatch("disparity_test")
 def disparity_test(
     y_true,
     y_score,
@@ -234,30 +234,6 @@ def disparity_test(
     >>> res.method, res.pvalue < 0.01
     ('permutation', True)
     """
-    rows, metric_params = given_inputs(
-        "disparity_test",
-        metric_params,
-        y_true,
-        y_score,
-        sensitive_features,
-        sample_weight,
-    )
-    if rows is not None:  # the test among one label's rows (labels permuted there)
-        with noted(rows.note):
-            return disparity_test(
-                rows.y_true,
-                rows.y_score,
-                sensitive_features=rows.sensitive_features,
-                metric=metric,
-                method=method,
-                n_resamples=n_resamples,
-                random_state=random_state,
-                metric_params=metric_params,
-                sample_weight=rows.sample_weight,
-                combine=combine,
-                min_group_size=min_group_size,
-                score_type=score_type,
-            )
     if method not in ("auto", "permutation", "ks", "welch", "chi2"):
         raise ValueError(TEST_METHOD_ERROR.format(method=method))
     spec = checked_metric_spec(metric, metric_params)

@@ -33,7 +33,6 @@ from ..utils._validation import (
     check_same_length,
     same_label,
 )
-from ._multiclass import is_class_scores
 
 GIVEN_ERROR = "given must be None, 'positive', 'negative' or 'both'; got {given!r}."
 GIVEN_Y_TRUE_ERROR = (
@@ -45,10 +44,6 @@ GIVEN_POS_LABEL_ERROR = (
     "labels are {labels}. Pass the positive class as pos_label (for class "
     "probabilities, the columns' labels, from classes= or a DataFrame's "
     "columns, must be y_true's labels)."
-)
-GIVEN_ENGINE_ERROR = (
-    "given={given!r} is not computed by the {engine} engine yet; compute the "
-    "metric in memory, or filter the frame on its label column first."
 )
 GIVEN_BOTH_ERROR = (
     "{what} takes given='positive' or given='negative' in metric_params; "
@@ -239,9 +234,11 @@ def split_given(metric_params):
 
 
 def given_inputs(
-    what, metric_params, y_true, y_score, sensitive_features, sample_weight
+    what, metric_params, y_true, y_score, sensitive_features, sample_weight, classes
 ):
     """The rows an interval or a test of ``metric_params["given"]`` resamples.
+
+    ``classes`` says whether ``y_score`` holds class probabilities (refused).
 
     Returns ``(rows, metric_params)``: :class:`GivenRows` (None without
     ``given``) and the parameters without ``given`` and ``pos_label``. The
@@ -254,9 +251,36 @@ def given_inputs(
         return None, metric_params
     if given == "both":
         raise ValueError(GIVEN_BOTH_ERROR.format(what=what))
-    if is_class_scores(y_score):
+    if classes:
         raise ValueError(GIVEN_CLASS_SCORES_ERROR.format(given=given, what=what))
     rows = given_rows(
         given, pos_label, y_true, y_score, sensitive_features, sample_weight
     )
     return rows, params
+
+
+def larger(results):
+    """The larger of two sides' results (``given="both"`` in the engines).
+
+    Floats, arrays (element by element: ``mcdp_curve``) or
+    :class:`~skfair.metrics.MCDPResult` (by value, the first on a tie), as
+    the in-memory functions choose.
+    """
+    first, second = results
+    if isinstance(first, np.ndarray):
+        return np.maximum(first, second)
+    if hasattr(first, "value"):
+        return first if first.value >= second.value else second
+    return max(first, second)
+
+
+def on_sides(engine, arguments):
+    """``engine(**arguments)``; for ``given="both"`` the larger of the two sides.
+
+    For the engines (Dask, lazy frames), which take one side at a time.
+    """
+    if arguments.get("given") != "both":
+        return engine(**arguments)
+    return larger(
+        [engine(**{**arguments, "given": side}) for side in ("positive", "negative")]
+    )
