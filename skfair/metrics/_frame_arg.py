@@ -16,6 +16,13 @@ With ``data=``, the data arguments of a public metric (``y_true``,
   :data:`LAZY_ENGINE_LOADERS`) are computed inside it by group-by
   aggregations; the others raise :data:`LAZY_IN_MEMORY_ERROR`.
 
+fairlearn's rate differences and ratios (``demographic_parity_difference``,
+``equalized_odds_difference``, ...) go through :func:`rates_on_frame`:
+their per-group rates come from the engine's ``group_rates`` on any lazy
+frame, Dask included (they have no Dask engine of their own: narwhals'
+Dask backend runs the same group-by), and from the columns in memory on an
+eager frame.
+
 This module sits below the metric modules and the engines, so that neither
 imports the other through it.
 """
@@ -195,6 +202,42 @@ def call_on_frame(name, func, arguments):
     if arguments.pop("classes", None) is not None:
         raise ValueError(LAZY_CLASS_SCORES_ERROR.format(name=name))
     return lazy_engine(name)(_native(frame), **arguments)
+
+
+def rates_on_frame(in_memory, names, arguments):
+    """Per-group and overall values of the rates ``names`` of a frame's columns.
+
+    ``arguments`` holds ``data``, the column names ``y_true``, ``y_pred``,
+    ``sensitive_features`` and ``sample_weight``, and ``pos_label`` and
+    ``min_group_size``. An eager frame's columns go to ``in_memory`` (the
+    in-memory ``group_rates(names, ...)``); any lazy frame (Dask included)
+    to the engine's, which computes the confusion counts by one group-by.
+    Returns ``(values, overall)``: ``(n_groups, len(names))`` and
+    ``(len(names),)`` arrays.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from skfair.metrics._frame_arg import rates_on_frame
+    >>> def in_memory(names, y_true, y_pred, **options):
+    ...     return [[float(y_pred.mean())]], [0.0], None
+    >>> frame = pl.DataFrame({"y": [0, 1], "p": [1, 1], "g": [0, 1]})
+    >>> rates_on_frame(in_memory, ["selection_rate"], {
+    ...     "data": frame, "y_true": "y", "y_pred": "p",
+    ...     "sensitive_features": "g", "sample_weight": None,
+    ...     "pos_label": 1, "min_group_size": 1})
+    ([[1.0]], [0.0])
+    """
+    arguments = dict(arguments)
+    data = arguments["data"]
+    frame = as_frame(data)  # a Dask frame: narwhals' Dask backend, lazy
+    if isinstance(frame, nw.DataFrame):
+        values, overall, _ = in_memory(names, **frame_columns("group_rates", arguments))
+        return values, overall
+    del arguments["data"]
+    check_column_names(arguments)
+    values, overall, _ = lazy_engine("group_rates")(names, data, **arguments)
+    return values, overall
 
 
 def frame_dispatch(name):
