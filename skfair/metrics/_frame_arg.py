@@ -240,6 +240,48 @@ def rates_on_frame(in_memory, names, arguments):
     return values, overall
 
 
+def collected_columns(arguments):
+    """The arguments with ``data`` gone and its named columns in memory in their place.
+
+    For the functions that need every row in memory (:func:`skfair.report.
+    audit`): an eager frame's columns are taken out; a Dask frame's stay Dask
+    Series (the function's Dask path); any other lazy frame is reduced *in
+    its engine* to the named columns, which alone are collected (as pandas),
+    so only they leave the engine.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from skfair.metrics._frame_arg import collected_columns
+    >>> lf = pl.LazyFrame({"s": [.1, .7], "g": ["a", "b"], "other": [1, 2]})
+    >>> out = collected_columns(
+    ...     {"y_true": None, "y_score": "s", "sensitive_features": "g", "data": lf})
+    >>> out["y_score"].tolist(), out["sensitive_features"].tolist()
+    ([0.1, 0.7], ['a', 'b'])
+    """
+    arguments = dict(arguments)
+    frame = _frame(arguments.pop("data"))
+    check_column_names(arguments)
+    if not _is_eager(frame):
+        names = frame.collect_schema().names()
+        wanted = []
+        for role in COLUMN_ARGUMENTS:
+            value = arguments.get(role)
+            for name in (
+                [] if value is None else [value] if isinstance(value, str) else value
+            ):
+                if name not in names:
+                    raise ValueError(
+                        LAZY_MISSING_COLUMN_ERROR.format(
+                            role=role, name=name, columns=sorted(names)
+                        )
+                    )
+                wanted.append(name)
+        collected = frame.select(list(dict.fromkeys(wanted))).collect()
+        frame = nw.from_native(collected.to_pandas(), eager_only=True)
+    return eager_columns(frame, arguments)
+
+
 def frame_dispatch(name):
     """Decorate a public function so that ``data=`` goes to :func:`call_on_frame`.
 

@@ -16,6 +16,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..metrics import hfm
+from ..metrics._frame_arg import collected_columns
 from ..metrics._score_type import check_score_type
 from ..metrics.inference import check_confidence_level, check_n_resamples
 from ..model_selection import threshold_tradeoff
@@ -86,6 +87,19 @@ AUDIT_RAW_THRESHOLD_ERROR = (
 )
 
 
+def _frame_inputs(data, y_true, y_score, sensitive_features):
+    """:func:`audit`'s data arguments: the columns of ``data`` they name."""
+    columns = collected_columns(
+        {
+            "y_true": y_true,
+            "y_score": y_score,
+            "sensitive_features": sensitive_features,
+            "data": data,
+        }
+    )
+    return columns["y_true"], columns["y_score"], columns["sensitive_features"]
+
+
 def audit(
     y_true,
     y_score,
@@ -107,6 +121,7 @@ def audit(
     score_type="probability",
     task=None,
     classes=None,
+    data=None,
 ):
     """Audit a model's scores: every fairness metric, its uncertainty, a report.
 
@@ -245,6 +260,18 @@ def audit(
         metrics of each class's probability column, per-class CDFs and a
         heat map. The predicted class is the most probable (``threshold``
         "auto"); ``X``, ``pos_label`` and ``score_type`` do not apply.
+    data : DataFrame or lazy frame, default=None
+        A frame narwhals supports; then ``y_true``, ``y_score`` (a name, or
+        the names of the class-probability columns) and
+        ``sensitive_features`` (a name or a list of names) are the names of
+        its columns. An eager frame's (pandas, polars, PyArrow) columns are
+        taken out; a Dask frame's stay Dask Series (the Dask audit below). A
+        lazy frame (DuckDB, polars ``LazyFrame``, Spark, SQLFrame, Ibis) is
+        reduced in its engine to the named columns, which alone are
+        collected into memory: the intervals, tests and figures need every
+        score. For the metrics alone on data larger than memory, call them
+        with ``data=`` (computed in the engine) or ``python -m skfair audit
+        --engine duckdb``.
 
     Returns
     -------
@@ -321,6 +348,10 @@ def audit(
     >>> "<table" in report.to_html(figures=False)
     True
     """
+    if data is not None:
+        y_true, y_score, sensitive_features = _frame_inputs(
+            data, y_true, y_score, sensitive_features
+        )
     score_type = check_score_type(score_type)
     task = check_task(task)
     settings = _check_settings(
