@@ -400,11 +400,10 @@ def _engines(wanted, rows):
 
 
 def _plan(engines):
-    """DuckDB's measurements first, then each engine's, in the order given."""
-    order = [(m, e) for e in engines for m in ("mcdp", "abcc", "rates") if e != "cli"]
-    order.sort(key=lambda pair: pair[1] != "duckdb")
+    """Metric by metric, each engine in the order given; the CLI last."""
+    order = [(m, e) for m in ("mcdp", "abcc", "rates") for e in engines if e != "cli"]
     if "cli" in engines:
-        order.insert(3, ("all", "cli"))
+        order.append(("all", "cli"))
     return order
 
 

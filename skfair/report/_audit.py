@@ -87,17 +87,17 @@ AUDIT_RAW_THRESHOLD_ERROR = (
 )
 
 
-def _frame_inputs(data, y_true, y_score, sensitive_features):
-    """:func:`audit`'s data arguments: the columns of ``data`` they name."""
-    columns = collected_columns(
-        {
-            "y_true": y_true,
-            "y_score": y_score,
-            "sensitive_features": sensitive_features,
-            "data": data,
-        }
-    )
-    return columns["y_true"], columns["y_score"], columns["sensitive_features"]
+def _data_inputs(data, y_true, y_score, sensitive_features):
+    """:func:`audit`'s data arguments by name; with ``data``, the columns they name."""
+    inputs = {
+        "y_true": y_true,
+        "y_score": y_score,
+        "sensitive_features": sensitive_features,
+    }
+    if data is None:
+        return inputs
+    columns = collected_columns({**inputs, "data": data})
+    return {name: columns[name] for name in inputs}
 
 
 def audit(
@@ -348,18 +348,14 @@ def audit(
     >>> "<table" in report.to_html(figures=False)
     True
     """
-    if data is not None:
-        y_true, y_score, sensitive_features = _frame_inputs(
-            data, y_true, y_score, sensitive_features
-        )
     score_type = check_score_type(score_type)
     task = check_task(task)
     settings = _check_settings(
         threshold, epsilon, confidence_level, combine, min_group_size, title, reference
     )
     progress = check_progress(progress)
-    data = {"y_true": y_true, "y_score": y_score}
-    data["sensitive_features"] = sensitive_features
+    data = _data_inputs(data, y_true, y_score, sensitive_features)
+    y_true, y_score, sensitive_features = data.values()
     dask = check_not_mixed({k: v for k, v in data.items() if v is not None})
     if dask and task in ("regression", "multiclass"):
         raise ValueError(AUDIT_DASK_REGRESSION_ERROR.format(task=task))
