@@ -34,7 +34,8 @@ Every value is compared with the in-memory one where that runs (MCDP and
 the rates equal to the last bit; ABCC, a sum added in another order, to
 rounding). Run: ``python benchmarks/bench_lazy.py [--rows 1e8 1e9]
 [--dir /tmp] [--engines duckdb cli memory dask dask-nw spark] [--budget S]
-[--keep | --reuse DIR] [--heap]``. ``--budget`` (default 840 s) bounds the whole run:
+[--metrics mcdp abcc rates] [--skip abcc:duckdb ...] [--keep | --reuse DIR]
+[--heap]``. ``--budget`` (default 840 s) bounds the whole run:
 each measurement gets the time left, and what cannot start is skipped with
 the reason printed; the in-memory run is skipped (reason printed) when the
 machine's available memory is under ``MEMORY_BYTES_PER_ROW`` a row, Spark
@@ -327,6 +328,12 @@ def main():
         nargs="+",
         default=["duckdb", "cli", "memory", "dask", "dask-nw", "spark"],
     )
+    parser.add_argument(
+        "--metrics", nargs="+", default=["mcdp", "abcc", "rates"], help="in order"
+    )
+    parser.add_argument(
+        "--skip", nargs="+", default=[], help="METRIC:ENGINE pairs measured before"
+    )
     parser.add_argument("--budget", type=float, default=840.0)
     parser.add_argument("--keep", action="store_true", help="keep the files")
     parser.add_argument("--reuse", default=None, help="a folder --keep left")
@@ -347,7 +354,9 @@ def main():
             pattern = _files(folder, rows, reuse=args.reuse is not None)
             engines = _engines(args.engines, rows)
             results = {}
-            for metric, engine in _plan(engines):
+            for metric, engine in _plan(engines, args.metrics):
+                if f"{metric}:{engine}" in args.skip:
+                    continue
                 left = deadline - time.perf_counter()
                 if left < 10:
                     print(f"  {metric:6s} {engine:8s} skipped: the budget is spent")
@@ -399,9 +408,9 @@ def _engines(wanted, rows):
     return engines
 
 
-def _plan(engines):
-    """Metric by metric, each engine in the order given; the CLI last."""
-    order = [(m, e) for m in ("mcdp", "abcc", "rates") for e in engines if e != "cli"]
+def _plan(engines, metrics):
+    """Metric by metric, each engine, in the orders given; the CLI last."""
+    order = [(m, e) for m in metrics for e in engines if e != "cli"]
     if "cli" in engines:
         order.append(("all", "cli"))
     return order

@@ -84,7 +84,8 @@ LAZY_IN_MEMORY_ERROR = (
     "{name} does not run inside a lazy engine ({kind}): {why}. Collect the "
     "columns it needs first (e.g. frame.select([...]).collect() for a polars "
     "LazyFrame, relation.df() for DuckDB); mcdp, mcdp_details, mcdp_curve, "
-    "abcc and delta_dp take the lazy frame itself as data=."
+    "abcc, delta_dp and fairlearn's rate differences and ratios take the "
+    "lazy frame itself as data=."
 )
 _WHY = {
     "abpc": "its kernel density estimates need every score",
