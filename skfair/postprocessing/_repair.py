@@ -209,8 +209,15 @@ class BarycentreRepairMixin(SensitiveColumnsMixin):
         scores, self.calibration_ = calibration_scores(oof, own, weights=weights, X=X)
         if frozen:
             self.calibration_ = "frozen"
-        self._fit_tables(scores, grouping, weights)
+        self._fit_tables(scores, grouping, self._table_weights(y, weights, grouping))
         return response_method
+
+    def _table_weights(self, y, weights, grouping):
+        """The weight of every fit row in the quantile tables: its sample weight.
+
+        A subclass whose tables hold one class's rows only gives the others 0.
+        """
+        return weights
 
     def _fit_tables(self, scores, grouping, weights):
         """Store the groups' quantile tables and their barycentre."""
