@@ -596,6 +596,10 @@ class ThresholdInvariantClassifier(
         scores = self._repaired_scores(X)
         return self.classes_[(scores >= self.threshold_).astype(np.intp)]
 
+    def __sklearn_is_fitted__(self):
+        """Whether :meth:`fit` ran to its end (a failed fit leaves it unfitted)."""
+        return hasattr(self, "threshold_")
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
