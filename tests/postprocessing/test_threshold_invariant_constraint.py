@@ -378,6 +378,30 @@ class ThresholdInvariantClassifier(_RowGroups, TIC):  # module level: pickles
     pass
 
 
+# The sample_weight checks fit on 16 rows, in which one of the two groups
+# holds a single class: the label-conditional maps refuse it, as they should.
+_ONE_CLASS_GROUP = (
+    "the check's 16 rows leave a group without positives or negatives, which "
+    "a label-conditional constraint refuses (MISSING_LABEL_ERROR)"
+)
+_EXPECTED_FAILED = {
+    "equal_opportunity": [
+        "check_sample_weights_shape",
+        "check_sample_weights_not_overwritten",
+    ],
+    "predictive_equality": [
+        "check_sample_weights_pandas_series",
+        "check_sample_weights_not_an_array",
+        "check_sample_weights_shape",
+        "check_sample_weights_not_overwritten",
+    ],
+}
+
+
+def _expected_failed_checks(estimator):
+    return dict.fromkeys(_EXPECTED_FAILED[estimator.constraint], _ONE_CLASS_GROUP)
+
+
 # The checks' data sets are small: every group has fewer than 30 samples.
 @pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")
 @parametrize_with_checks(
@@ -386,7 +410,8 @@ class ThresholdInvariantClassifier(_RowGroups, TIC):  # module level: pickles
             LogisticRegression(), sensitive=0, cv=3, constraint=constraint
         )
         for constraint in CONSTRAINTS[1:]
-    ]
+    ],
+    expected_failed_checks=_expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
