@@ -9,8 +9,9 @@ and :class:`~skfair.postprocessing.ThresholdInvariantClassifier` with every
 measured on the other half, which neither saw:
 
 * ``KS pos`` / ``KS neg``: the Kolmogorov-Smirnov distance between the
-  groups' scores among the positives (negatives), i.e.
-  :func:`skfair.metrics.mcdp` with ``epsilon=0`` on that subset;
+  groups' scores among the positives (negatives):
+  :func:`skfair.metrics.mcdp` with ``epsilon=0`` and ``given="positive"``
+  (``"negative"``), checked equal to ``mcdp`` on that subset;
 * ``TPR gap`` / ``FPR gap``: the largest gap between the groups'
   true-positive (false-positive) rates over every threshold, by brute force
   over all the scores (it is the KS distance; the script checks that they
@@ -128,15 +129,16 @@ def noise_floor(scores, groups, rng):
 def evaluate(scores, y, groups, rng=None):
     positives = y == 1
     row = {
-        "KS pos": ks(scores[positives], groups[positives]),
-        "KS neg": ks(scores[~positives], groups[~positives]),
+        "KS pos": mcdp(y, scores, sensitive_features=groups, given="positive"),
+        "KS neg": mcdp(y, scores, sensitive_features=groups, given="negative"),
         "TPR gap": largest_rate_gap(scores[positives], groups[positives]),
         "FPR gap": largest_rate_gap(scores[~positives], groups[~positives]),
         "DP": ks(scores, groups),
         "acc": float(np.mean((scores >= 0.5) == positives)),
     }
-    for label, rate in (("pos", "TPR"), ("neg", "FPR")):
+    for label, rate, rows in (("pos", "TPR", positives), ("neg", "FPR", ~positives)):
         assert abs(row[f"KS {label}"] - row[f"{rate} gap"]) < 1e-12
+        assert row[f"KS {label}"] == ks(scores[rows], groups[rows])  # the subset
     if rng is not None:
         row["floor pos"] = noise_floor(scores[positives], groups[positives], rng)
         row["floor neg"] = noise_floor(scores[~positives], groups[~positives], rng)

@@ -371,9 +371,8 @@ class ThresholdInvariantClassifier(
     ...     LogisticRegression(), sensitive=0,
     ...     constraint="equal_opportunity", random_state=0,
     ... ).fit(X[:5000], y[:5000])
-    >>> positive = y[5000:] == 1
     >>> def tpr_gap(scores):
-    ...     return mcdp(None, scores[positive], sensitive_features=g_new[positive])
+    ...     return mcdp(y[5000:], scores, sensitive_features=g_new, given="positive")
     >>> repaired = eo.predict_proba(X_new)[:, 1]
     >>> print(f"raw {tpr_gap(raw):.2f}, repaired {tpr_gap(repaired):.2f}")
     raw 0.34, repaired 0.04
