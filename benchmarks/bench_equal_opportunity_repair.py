@@ -91,7 +91,9 @@ def base_model(data, kind, seed):
     if kind == "lgbm":
         from lightgbm import LGBMClassifier
 
-        model = LGBMClassifier(n_estimators=200, random_state=seed, verbose=-1)
+        model = LGBMClassifier(
+            n_estimators=200, random_state=seed, n_jobs=1, verbose=-1
+        )
     else:
         model = LogisticRegression(max_iter=2000)
     return make_pipeline(encode, model)
