@@ -33,7 +33,9 @@ standardised on the training part, the estimators' defaults otherwise,
 seen by the search.
 
 Run: ``nice -n 10 python benchmarks/bench_fairness_target.py [--seeds 1]
-[--problems compas3 adult crime]``.
+[--problems compas3 adult crime] [--csv runs.csv]``; ``--from-csv a.csv
+b.csv`` prints the table of saved runs (e.g. of problems run in parallel).
+The table gives means over the seeds.
 """
 
 import argparse
@@ -195,8 +197,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--problems", nargs="+", default=list(PROBLEMS))
-    parser.add_argument("--csv", default=None)
+    parser.add_argument("--csv", default=None, help="write the runs to this file")
+    parser.add_argument(
+        "--from-csv", nargs="+", default=None, help="print the table of saved runs"
+    )
     args = parser.parse_args()
+    if args.from_csv:
+        print(table(pd.concat([pd.read_csv(path) for path in args.from_csv])))
+        return
     print(f"load average before: {os.getloadavg()}")
     rows = []
     for problem in args.problems:
