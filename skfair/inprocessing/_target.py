@@ -18,6 +18,7 @@ from typing import ClassVar
 
 import numpy as np
 from scipy.special import expit, softmax
+from sklearn.base import is_classifier
 from sklearn.utils._param_validation import Interval  # no public equivalent
 from sklearn.utils.validation import check_random_state
 
@@ -101,14 +102,18 @@ class FairnessTargetMixin:
             )
         seed = int(rng.randint(np.iinfo(np.int32).max))
         parts = (features[train], target[train], w[train], codes[train])
+        self._search(parts, features[val], codes[val], seed)
+
+    def _search(self, parts, X_val, codes_val, seed):
+        """Run :func:`search_weight`, keep the chosen fit, warn if it misses."""
 
         def evaluate(weight):
             self.fairness_weight_ = weight
             self._train(*parts, seed)
-            scores = self._validation_scores(self._raw_score(features[val]))
+            scores = self._validation_scores(self._raw_score(X_val))
             metric = penalised_metric(
                 scores,
-                codes[val],
+                codes_val,
                 self._target_metric(),
                 self._penalty_epsilon(),
                 self._penalty_domain,
@@ -143,14 +148,14 @@ class FairnessTargetMixin:
     def _split_strata(self, target, codes):
         """Validation strata: the groups (and the classes of a classifier)."""
         groups = codes + 1  # -1: left out of the penalty
-        if self._penalty_domain is None:  # a regressor
+        if not is_classifier(self):
             return groups
         classes = np.asarray(target, dtype=np.intp)
         return groups * (int(classes.max()) + 1) + classes
 
     def _validation_scores(self, raw):
         """The penalised scores of raw outputs: probabilities or predictions."""
-        if self._penalty_domain is None:
+        if not is_classifier(self):
             return raw
         return expit(raw) if raw.ndim == 1 else softmax(raw, axis=1)
 
