@@ -33,7 +33,8 @@ standardised on the training part, the estimators' defaults otherwise,
 seen by the search.
 
 Run: ``nice -n 10 python benchmarks/bench_fairness_target.py [--seeds 1]
-[--problems compas3 adult crime] [--csv runs.csv]``; ``--from-csv a.csv
+[--problems compas3 adult crime] [--weights 0.4 0.6 ...] [--csv runs.csv]``
+(``--weights``: more rows at fixed weights); ``--from-csv a.csv
 b.csv`` prints the table of saved runs (e.g. of problems run in parallel).
 The table gives means over the seeds.
 """
@@ -133,7 +134,7 @@ def _evaluate(model, X_te, y_te, sensitive):
     return fairness, float(np.mean(model.predict(X_te) == y_te))
 
 
-def run(problem, seed):
+def run(problem, seed, weights=()):
     X_tr, X_te, y_tr, y_te, sensitive = PROBLEMS[problem](seed)
     rows = []
 
@@ -167,6 +168,8 @@ def run(problem, seed):
     unpenalised = fit("no penalty", penalty=None)
     fit("weight 0.2", fairness_weight=0.2)
     fit("default")
+    for weight in weights:
+        fit(f"weight {weight:g}", fairness_weight=weight)
     for share in TARGET_SHARES:
         target = round(share * unpenalised, 3)
         fit(f"target {share:.0%} of unpenalised", fairness_target=target)
@@ -176,19 +179,41 @@ def run(problem, seed):
 def table(frame):
     lines = [
         "| problem | model | target | weight | validation | held-out MCDP(0) "
-        "| Δ vs none | accuracy / R² | fits | s |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| Δ vs none | accuracy / R² | fits | met | s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    means = frame.groupby(["problem", "model"], sort=False).mean(numeric_only=True)
+    by = frame.groupby(["problem", "model"], sort=False)
+    means = by.mean(numeric_only=True)
+    met = by["reached"].agg(["sum", "size"])
     for (problem, model), row in means.iterrows():
         base = means.loc[(problem, "no penalty"), "held-out MCDP(0)"]
         change = row["held-out MCDP(0)"] / base - 1.0
         target = "" if np.isnan(row["target"]) else f"{row['target']:.3f}"
         valid = "" if np.isnan(row["validation"]) else f"{row['validation']:.3f}"
+        count = met.loc[(problem, model)]
+        reached = "" if not target else f"{count['sum']}/{count['size']}"
         lines.append(
             f"| {problem} | {model} | {target} | {row['weight']:.3g} | {valid} "
             f"| {row['held-out MCDP(0)']:.3f} | {change:+.0%} "
-            f"| {row['performance']:.3f} | {row['fits']:.0f} | {row['seconds']:.0f} |"
+            f"| {row['performance']:.3f} | {row['fits']:.1f} "
+            f"| {reached} "
+            f"| {row['seconds']:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def target_runs(frame):
+    """Each run with a target: its validation and held-out MCDP(0)."""
+    lines = [
+        "| problem | seed | target | weight | validation | held-out | held-out - target |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for _, row in frame[frame["target"].notna()].iterrows():
+        lines.append(
+            f"| {row['problem']} | {row['seed']} | {row['target']:.3f} "
+            f"| {row['weight']:.3g} | {row['validation']:.3f} "
+            f"| {row['held-out MCDP(0)']:.3f} "
+            f"| {row['held-out MCDP(0)'] - row['target']:+.3f} |"
         )
     return "\n".join(lines)
 
@@ -197,25 +222,29 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--problems", nargs="+", default=list(PROBLEMS))
+    parser.add_argument(
+        "--weights", nargs="*", type=float, default=(), help="more fixed weights"
+    )
     parser.add_argument("--csv", default=None, help="write the runs to this file")
     parser.add_argument(
         "--from-csv", nargs="+", default=None, help="print the table of saved runs"
     )
     args = parser.parse_args()
     if args.from_csv:
-        print(table(pd.concat([pd.read_csv(path) for path in args.from_csv])))
+        frame = pd.concat([pd.read_csv(path) for path in args.from_csv])
+        print(table(frame), target_runs(frame), sep="\n\n")
         return
     print(f"load average before: {os.getloadavg()}")
     rows = []
     for problem in args.problems:
         for seed in range(args.seeds):
-            rows.extend(run(problem, seed))
+            rows.extend(run(problem, seed, args.weights))
             print(f"done: {problem} seed {seed}", flush=True)
     frame = pd.DataFrame(rows)
     if args.csv:
         frame.to_csv(args.csv, index=False)
     unreached = frame[~frame["reached"]]
-    print(table(frame))
+    print(table(frame), target_runs(frame), sep="\n\n")
     if len(unreached):
         print(f"target not reached on validation: {len(unreached)} run(s)")
     print(f"load average after: {os.getloadavg()}")
