@@ -427,6 +427,17 @@ class FairMLPClassifier(FairnessTargetMixin, _MLPTrainingMixin, BaseFairPenalise
     >>> bool(gap(mixup) < gap(erm))
     True
 
+    Asking for a level of MCDP(0) rather than a weight: the weight is searched
+    on a validation split of a fifth of the samples, doubling from 0.2, then
+    bisecting:
+
+    >>> aimed = FairMLPClassifier(sensitive=0, fairness_target=0.2,
+    ...                           random_state=0).fit(X, y)
+    >>> aimed.fairness_search_["weight"].round(3).tolist()
+    [0.2, 0.4, 0.8, 0.566, 0.476, 0.519]
+    >>> round(aimed.fairness_weight_, 3), bool(aimed.fairness_achieved_ <= 0.2)
+    (0.519, True)
+
     Three classes with string labels: the penalty acts on each class's
     probability, and the worst class's MCDP(0) goes down:
 
