@@ -216,6 +216,7 @@ def test_unreachable_target_warns_with_the_closest_value():
     assert values.size == 3
     assert model.fairness_achieved_ == values.min() > 0.0
     assert model.fairness_weight_ == model.fairness_search_["weight"][values.argmin()]
+    assert {w.filename for w in caught} == {__file__}  # points at the fit call
     message = str(caught[0].message)
     assert "max_fairness_search=3" in message
     assert (
