@@ -68,10 +68,12 @@ from ._scorer import (
     make_delta_dp_scorer,
     make_mcdp_scorer,
 )
+from ._standardized import FavourSplit, abcc_split, abroca_split, calibration_split
 from .inference import dkw_halfwidth
 
 __all__ = [
     "DisparityTestResult",
+    "FavourSplit",
     "FourFifthsResult",
     "GroupMetricFrame",
     "HFMResult",
@@ -80,7 +82,10 @@ __all__ = [
     "MetricConfidenceInterval",
     "MulticlassRateResult",
     "abcc",
+    "abcc_split",
     "abpc",
+    "abroca_split",
+    "calibration_split",
     "delta_dp",
     "demographic_parity_difference",
     "demographic_parity_gap",
