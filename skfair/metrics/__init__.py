@@ -21,6 +21,7 @@ Other subpackages import the private modules they need directly (privacy
 ends at the package boundary); this ``__init__`` imports only ``__all__``.
 """
 
+from ._calibration_groups import CalibrationByGroupResult, calibration_by_group
 from ._confidence import MetricConfidenceInterval, metric_confidence_interval
 from ._disaggregation import GroupMetricFrame
 from ._discriminative_risk import discriminative_risk
@@ -72,6 +73,7 @@ from ._standardized import FavourSplit, abcc_split, abroca_split, calibration_sp
 from .inference import dkw_halfwidth
 
 __all__ = [
+    "CalibrationByGroupResult",
     "DisparityTestResult",
     "FavourSplit",
     "FourFifthsResult",
@@ -85,6 +87,7 @@ __all__ = [
     "abcc_split",
     "abpc",
     "abroca_split",
+    "calibration_by_group",
     "calibration_split",
     "delta_dp",
     "demographic_parity_difference",

@@ -1,0 +1,463 @@
+r"""Sufficiency: calibration curves by group, the calibration gap and a test.
+
+:func:`calibration_by_group` bins the scores once, on all samples, and gives
+every group's observed rate of the positive class in every bin with Wilson's
+score interval, the mean score and the counts; the calibration gap between
+two groups is the weighted mean absolute difference of their observed rates
+over the bins both occupy (Becker et al.'s calibration measure on skfair's
+bins), and a test of equal rates across the groups within every bin (a
+stratified chi-square test, or a permutation of the groups within bins).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..utils._group_encoding import sensitive_groupings
+from ..utils._validation import (
+    check_pos_label,
+    check_same_index,
+    check_same_length,
+    check_sample_weight_1d,
+    check_scores,
+)
+from .inference._intervals import wilson_interval
+from .inference._specs import (
+    check_confidence_level,
+    check_n_resamples,
+    random_generator,
+)
+
+STRATEGY_ERROR = "strategy must be 'quantile' or 'uniform'; got {value!r}."
+N_BINS_ERROR = "n_bins must be an integer >= 1; got {value!r}."
+TEST_ERROR = "test must be 'auto', 'chi2' or 'permutation'; got {value!r}."
+CHI2_WEIGHTS_ERROR = (
+    "test='chi2' counts samples and cannot take sample_weight; pass "
+    "test='permutation' (or 'auto') to test with weights."
+)
+TABLE_COLUMNS = (
+    "attribute",
+    "group",
+    "bin",
+    "bin_low",
+    "bin_high",
+    "count",
+    "weight",
+    "mean_score",
+    "observed_rate",
+    "ci_low",
+    "ci_high",
+)
+SUMMARY_COLUMNS = (
+    "attribute",
+    "gap",
+    "gap_groups",
+    "max_bin_gap",
+    "statistic",
+    "dof",
+    "pvalue",
+)
+
+
+@dataclass(frozen=True)
+class CalibrationByGroupResult:
+    """The outcome of :func:`calibration_by_group`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per attribute (or intersection), group and non-empty bin:
+        ``attribute``, ``group``, ``bin`` (its index), ``bin_low`` and
+        ``bin_high`` (its edges), ``count`` (samples), ``weight`` (their
+        total weight; the count without weights), ``mean_score``,
+        ``observed_rate`` (the weighted share of the positive class) and its
+        Wilson interval ``ci_low``, ``ci_high``.
+    summary : pandas.DataFrame
+        One row per attribute: ``gap`` and the pair ``gap_groups`` it is
+        between, ``max_bin_gap`` (the largest difference of two groups'
+        rates in one bin), the test's ``statistic``, ``dof`` (its degrees of
+        freedom; NaN for the permutation test) and ``pvalue``.
+    gap : float
+        The largest calibration gap over the attributes and pairs of groups.
+    gap_groups : tuple
+        The pair of groups with that gap.
+    pvalue : float
+        The p-value of equal calibration of every group (with several
+        attributes, ``combine="marginal"``: the smallest, times their number,
+        at most 1: Bonferroni).
+    bin_edges : ndarray
+        The bin edges.
+    test : str
+        "chi2" or "permutation".
+
+    Examples
+    --------
+    >>> from skfair.metrics import calibration_by_group
+    >>> y = [0, 1, 0, 1, 1, 1, 0, 0]
+    >>> s = [.2, .8, .2, .8, .2, .8, .2, .8]
+    >>> g = ["a", "a", "a", "a", "b", "b", "b", "b"]
+    >>> result = calibration_by_group(y, s, sensitive_features=g, n_bins=2)
+    >>> result.gap, result.gap_groups
+    (0.5, ('a', 'b'))
+    """
+
+    table: pd.DataFrame
+    summary: pd.DataFrame
+    gap: float
+    gap_groups: tuple
+    pvalue: float
+    bin_edges: np.ndarray
+    test: str
+
+    def __repr__(self):
+        n_bins = self.bin_edges.size - 1
+        lines = [
+            f"CalibrationByGroupResult(gap={self.gap:.4g} between "
+            f"{self.gap_groups[0]!r} and {self.gap_groups[1]!r}, "
+            f"p={self.pvalue:.3g} ({self.test}), {n_bins} bins)"
+        ]
+        if len(self.summary) > 1:
+            for row in self.summary.itertuples():
+                lines.append(
+                    f"  {row.attribute}: gap={row.gap:.4g}, p={row.pvalue:.3g}"
+                )
+        return "\n".join(lines)
+
+
+def bin_edges(scores, n_bins, strategy):
+    """The edges of ``n_bins`` bins of ``scores`` (quantile: tied edges merged).
+
+    ``"uniform"`` bins split [0, 1] when every score lies in it, else the
+    observed range; ``"quantile"`` bins hold about equally many samples.
+
+    Examples
+    --------
+    >>> bin_edges(np.array([0.1, 0.4, 0.4, 0.9]), 2, "uniform").tolist()
+    [0.0, 0.5, 1.0]
+    >>> bin_edges(np.array([0.1, 0.4, 0.4, 0.9]), 4, "quantile").tolist()
+    [0.1, 0.325, 0.4, 0.525, 0.9]
+    """
+    low, high = float(scores.min()), float(scores.max())
+    if strategy == "uniform":
+        if low >= 0.0 and high <= 1.0:
+            low, high = 0.0, 1.0
+        if low == high:
+            return np.array([low, high])
+        return np.linspace(low, high, n_bins + 1)
+    edges = np.unique(np.quantile(scores, np.linspace(0.0, 1.0, n_bins + 1)))
+    return edges if edges.size >= 2 else np.array([low, high])
+
+
+def assign_bins(scores, edges):
+    """Bin index of every score: ``(e_k, e_{k+1}]``, the first bin from ``e_0``.
+
+    As ``sklearn.calibration.calibration_curve``.
+
+    Examples
+    --------
+    >>> assign_bins(np.array([0.0, 0.5, 0.6, 1.0]), np.array([0.0, 0.5, 1.0]))
+    array([0, 0, 1, 1])
+    """
+    return np.searchsorted(edges[1:-1], scores, side="left")
+
+
+def stratified_chi2(codes, bins, y, weights, n_groups, n_bins):
+    r"""Pearson's chi-square of equal positive rates of the groups, summed over bins.
+
+    In bin :math:`k` with pooled rate :math:`p_k \in (0, 1)`, group
+    :math:`g`'s weight :math:`n_{gk}` and positives :math:`x_{gk}` add
+    :math:`(x_{gk} - n_{gk} p_k)^2 / (n_{gk} p_k (1 - p_k))`; the degrees of
+    freedom are :math:`\sum_k (G_k - 1)` over those bins, :math:`G_k` the
+    groups present. Returns ``(statistic, dof)``.
+
+    Examples
+    --------
+    >>> stratified_chi2(np.array([0, 0, 1, 1]), np.zeros(4, dtype=int),
+    ...                 np.array([1.0, 1.0, 0.0, 0.0]), np.ones(4), 2, 1)
+    (4.0, 1)
+    """
+    cells = codes * n_bins + bins
+    size = n_groups * n_bins
+    n = np.bincount(cells, weights=weights, minlength=size).reshape(n_groups, -1)
+    x = np.bincount(cells, weights=weights * y, minlength=size).reshape(n_groups, -1)
+    total = n.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = x.sum(axis=0) / total
+        informative = (total > 0) & (p > 0) & (p < 1)
+        terms = (x - n * p) ** 2 / (n * p * (1 - p))
+    present = n > 0
+    terms = np.where(present & informative, terms, 0.0)
+    dof = int(np.sum(np.maximum(present.sum(axis=0) - 1, 0)[informative]))
+    return float(terms.sum()), dof
+
+
+def _pair_gaps(rate, weight, labels):
+    """``(gap, pair, max_bin_gap)`` of the worst pair of groups."""
+    best = (-1.0, None, 0.0)
+    for a in range(len(labels)):
+        for b in range(a + 1, len(labels)):
+            both = (weight[a] > 0) & (weight[b] > 0)
+            if not both.any():
+                continue
+            diff = np.abs(rate[a, both] - rate[b, both])
+            w = weight[a, both] + weight[b, both]
+            gap = float(np.sum(w * diff) / np.sum(w))
+            if gap > best[0]:
+                best = (gap, (labels[a], labels[b]), best[2])
+            best = (best[0], best[1], max(best[2], float(diff.max())))
+    if best[1] is None:
+        return float("nan"), (labels[0], labels[1]), float("nan")
+    return best
+
+
+def _permutation_pvalue(observed, codes, bins, y, weights, options):
+    """``(1 + #{T* >= T}) / (1 + B)`` with the groups permuted within bins."""
+    n_groups, n_bins, n_resamples, rng = options
+    order = np.argsort(bins, kind="stable")
+    sorted_bins = bins[order]
+    hits = 0
+    for _ in range(n_resamples):
+        shuffle = np.lexsort((rng.random(bins.size), sorted_bins))
+        permuted = np.empty_like(codes)
+        permuted[order] = codes[order][shuffle]
+        value, _ = stratified_chi2(permuted, bins, y, weights, n_groups, n_bins)
+        hits += value >= observed * (1 - 1e-12)
+    return (1 + hits) / (1 + n_resamples)
+
+
+def _grouping_rows(grouping, scores, y, weights, bins, edges, z):
+    """The table rows and cell arrays of one grouping."""
+    codes = grouping.restrict(grouping.codes)
+    s, t, w, k = (grouping.restrict(v) for v in (scores, y, weights, bins))
+    n_groups, n_bins = grouping.n_groups, edges.size - 1
+    cells = codes * n_bins + k
+    size = n_groups * n_bins
+    count = np.bincount(cells, minlength=size).reshape(n_groups, -1)
+    weight = np.bincount(cells, weights=w, minlength=size).reshape(n_groups, -1)
+    w2 = np.bincount(cells, weights=w * w, minlength=size).reshape(n_groups, -1)
+    pos = np.bincount(cells, weights=w * t, minlength=size).reshape(n_groups, -1)
+    mass = np.bincount(cells, weights=w * s, minlength=size).reshape(n_groups, -1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = pos / weight
+        mean = mass / weight
+        n_eff = weight**2 / w2
+        low, high = wilson_interval(rate, n_eff, z)
+    g_idx, b_idx = np.nonzero(count > 0)
+    rows = pd.DataFrame(
+        {
+            "attribute": grouping.name,
+            "group": [grouping.labels[g] for g in g_idx],
+            "bin": b_idx,
+            "bin_low": edges[b_idx],
+            "bin_high": edges[b_idx + 1],
+            "count": count[g_idx, b_idx],
+            "weight": weight[g_idx, b_idx],
+            "mean_score": mean[g_idx, b_idx],
+            "observed_rate": rate[g_idx, b_idx],
+            "ci_low": low[g_idx, b_idx],
+            "ci_high": high[g_idx, b_idx],
+        },
+        columns=list(TABLE_COLUMNS),
+    )
+    return rows, (codes, k, t, w), rate, weight
+
+
+def _check_options(n_bins, strategy, test, sample_weight):
+    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)):
+        raise ValueError(N_BINS_ERROR.format(value=n_bins))
+    if n_bins < 1:
+        raise ValueError(N_BINS_ERROR.format(value=n_bins))
+    if strategy not in ("quantile", "uniform"):
+        raise ValueError(STRATEGY_ERROR.format(value=strategy))
+    if test not in ("auto", "chi2", "permutation"):
+        raise ValueError(TEST_ERROR.format(value=test))
+    if test == "chi2" and sample_weight is not None:
+        raise ValueError(CHI2_WEIGHTS_ERROR)
+    if test == "auto":
+        return "chi2" if sample_weight is None else "permutation"
+    return test
+
+
+def calibration_by_group(
+    y_true,
+    y_score,
+    *,
+    sensitive_features,
+    n_bins=10,
+    strategy="quantile",
+    pos_label=1,
+    sample_weight=None,
+    combine="intersection",
+    min_group_size=None,
+    confidence_level=0.95,
+    test="auto",
+    n_resamples=999,
+    random_state=None,
+):
+    r"""Each group's calibration curve, the calibration gap between groups, a test.
+
+    Sufficiency asks whether a score means the same in every group: among
+    people with similar scores, is the share of the positive class the
+    same whatever their group? The scores are binned once, on all samples;
+    for every group and bin the result gives the observed rate of
+    ``pos_label`` with Wilson's score interval, the mean score and the
+    counts (a calibration curve per group). The **calibration gap** of two
+    groups is the absolute difference of their observed rates, averaged
+    over the bins both occupy with the pair's weight in each bin; the
+    **test** asks whether the groups' rates are equal within every bin.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary outcomes.
+    y_score : array-like of shape (n_samples,)
+        Scores (any real numbers; probabilities for a calibration curve to
+        compare with the diagonal).
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+        Group labels.
+    n_bins : int, default=10
+        Number of bins.
+    strategy : {"quantile", "uniform"}, default="quantile"
+        "quantile": bins of about equal count at the pooled quantiles (tied
+        quantiles merged, so there may be fewer bins); "uniform": equal
+        widths on [0, 1] if every score lies in it, else on the observed
+        range. A bin holds the scores in :math:`(e_k, e_{k+1}]` (the first
+        from :math:`e_0`), as in ``sklearn.calibration.calibration_curve``.
+    pos_label : int, float, bool or str, default=1
+        The class whose rate is observed.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Weights: weighted rates and mean scores, Wilson intervals on Kish's
+        effective number of samples :math:`(\sum w)^2 / \sum w^2`; the bins
+        are the unweighted quantiles.
+    combine : {"intersection", "marginal"}, default="intersection"
+        With several attributes, compare the groups of their intersection,
+        or of each attribute (then ``gap`` is the largest over them and
+        ``pvalue`` Bonferroni's).
+    min_group_size : int or None, default=None
+        Leave out the groups of fewer samples (None: keep them, with a
+        ``SmallGroupWarning`` under 30).
+    confidence_level : float, default=0.95
+        Of the Wilson intervals.
+    test : {"auto", "chi2", "permutation"}, default="auto"
+        "chi2": Pearson's chi-square test of equal rates of the groups in
+        every bin, summed over the bins (unweighted counts only);
+        "permutation": the same statistic (on weighted counts), its p-value
+        from ``n_resamples`` permutations of the group labels within every
+        bin; "auto": "chi2" without weights, else "permutation".
+    n_resamples : int, default=999
+        Permutations of ``test="permutation"``.
+    random_state : int, RandomState, Generator or None, default=None
+        Seeds the permutations.
+
+    Returns
+    -------
+    result : CalibrationByGroupResult
+        ``table`` (per group and bin), ``summary`` (per attribute), ``gap``,
+        ``gap_groups``, ``pvalue``, ``bin_edges``, ``test``.
+
+    See Also
+    --------
+    calibration_split : Becker et al.'s calibration measure of two groups
+        (on their 50 pooled-quantile bins), split by the group favoured.
+    sklearn.calibration.calibration_curve : One calibration curve.
+
+    Notes
+    -----
+    The gap of groups :math:`a, b` is
+    :math:`\sum_k w_k |r_{ak} - r_{bk}| / \sum_k w_k` over the bins holding
+    both, :math:`w_k` the two groups' total weight in bin :math:`k`:
+    Becker et al.'s calibration measure, with its pooled-count weights, on
+    these bins (it is 0 when the curves coincide; ``max_bin_gap`` is the
+    largest single-bin difference, noisier).
+
+    The test's null hypothesis is that within every bin the groups have
+    the same rate of ``pos_label`` (the binned form of sufficiency,
+    :math:`Y \perp G \mid S`). The chi-square statistic has
+    :math:`\sum_k (G_k - 1)` degrees of freedom over the bins with both
+    outcomes; the permutation test is exact for that null at any sample
+    size. Within a bin, groups whose scores differ (e.g. one near the bin's
+    low edge, one near its high edge) have slightly different rates even
+    when the score is equally calibrated for both; more bins shrink this
+    effect. ``benchmarks/bench_calibration_groups.py`` measures the
+    rejection rate under the null (see the user guide).
+
+    References
+    ----------
+    .. [1] C. Becker, D. Dumitrasc and K. Broelemann, "Standardized
+       Interpretable Fairness Measures for Continuous Risk Scores", ICML 2024.
+    .. [2] E. B. Wilson, "Probable Inference, the Law of Succession, and
+       Statistical Inference", JASA 22 (1927).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfair.metrics import calibration_by_group
+    >>> rng = np.random.default_rng(0)
+    >>> score = rng.uniform(size=2000)
+    >>> group = rng.choice(["a", "b"], size=2000)
+    >>> y = rng.uniform(size=2000) < score  # calibrated in both groups
+    >>> result = calibration_by_group(y, score, sensitive_features=group,
+    ...                               n_bins=5, pos_label=True)
+    >>> result.table.columns.tolist()[:6]
+    ['attribute', 'group', 'bin', 'bin_low', 'bin_high', 'count']
+    >>> round(result.gap, 3), result.pvalue > 0.05
+    (0.05, True)
+    """
+    test = _check_options(n_bins, strategy, test, sample_weight)
+    z = stats.norm.isf((1.0 - check_confidence_level(confidence_level)) / 2.0)
+    n_resamples = check_n_resamples(n_resamples)
+    check_same_index(
+        y_true=y_true,
+        y_score=y_score,
+        sensitive_features=sensitive_features,
+        sample_weight=sample_weight,
+    )
+    scores = check_scores(y_score)
+    check_same_length(y_true, scores, first_name="y_true", second_name="y_score")
+    y, _ = check_pos_label(y_true, pos_label=pos_label, why="calibration_by_group")
+    y = y.astype(np.float64)
+    weights = check_sample_weight_1d(sample_weight, scores.size, against="y_score")
+    weights = np.ones(scores.size) if weights is None else weights
+    groupings = sensitive_groupings(
+        sensitive_features,
+        n_samples=scores.size,
+        combine=combine,
+        min_group_size=min_group_size,
+    )
+    edges = bin_edges(scores, n_bins, strategy)
+    bins = assign_bins(scores, edges)
+    rng = random_generator(random_state) if test == "permutation" else None
+    tables, summary = [], []
+    for grouping in groupings:
+        rows, cells, rate, weight = _grouping_rows(
+            grouping, scores, y, weights, bins, edges, z
+        )
+        gap, pair, max_gap = _pair_gaps(rate, weight, grouping.labels)
+        options = (grouping.n_groups, edges.size - 1)
+        statistic, dof = stratified_chi2(*cells, *options)
+        if test == "chi2":
+            pvalue = float(stats.chi2.sf(statistic, dof)) if dof > 0 else 1.0
+        else:
+            pvalue = _permutation_pvalue(
+                statistic, *cells, (*options, n_resamples, rng)
+            )
+            dof = float("nan")
+        tables.append(rows)
+        summary.append((grouping.name, gap, pair, max_gap, statistic, dof, pvalue))
+    summary = pd.DataFrame(summary, columns=list(SUMMARY_COLUMNS))
+    gaps = summary["gap"].to_numpy()
+    worst = int(np.nanargmax(gaps)) if np.isfinite(gaps).any() else 0
+    pvalue = min(1.0, float(summary["pvalue"].min()) * len(summary))
+    return CalibrationByGroupResult(
+        table=pd.concat(tables, ignore_index=True),
+        summary=summary,
+        gap=float(summary["gap"].iloc[worst]),
+        gap_groups=summary["gap_groups"].iloc[worst],
+        pvalue=pvalue,
+        bin_edges=edges,
+        test=test,
+    )
