@@ -32,6 +32,8 @@ STRATEGY_ERROR = "strategy must be 'quantile' or 'uniform'; got {value!r}."
 N_BINS_ERROR = "n_bins must be an integer >= 1; got {value!r}."
 # The fitted probabilities of the score test are clipped to [_P_FLOOR, 1 - _P_FLOOR].
 _P_FLOOR = 1e-6
+# A group enters a bin's test when it expects this many of each outcome there.
+_MIN_EXPECTED = 5.0
 TABLE_COLUMNS = (
     "attribute",
     "group",
@@ -158,37 +160,60 @@ def assign_bins(scores, edges):
 def calibration_score_test(codes, bins, scores, y, weights, n_bins):
     r"""The score test of equal calibration: ``(statistic, dof)``, summed over bins.
 
-    In every bin :math:`k` holding two groups or more and both outcomes,
-    the outcome is regressed on the score (pooled over the groups, weighted
-    least squares on :math:`1, s`; on the intercept alone when the bin's
-    scores are tied), and the group indicators (all but one group) are
-    tested: with :math:`	ilde Z` the indicators less their projection on
-    :math:`(1, s)`, :math:`r` the residuals and :math:`\hat p` the fitted
-    probabilities (clipped to :math:`[10^{-6}, 1 - 10^{-6}]`),
-    :math:`U = 	ilde Z^	op W r`, :math:`V = 	ilde Z^	op W^2
-    \mathrm{diag}(\hat p (1 - \hat p)) 	ilde Z` and the bin adds
-    :math:`U^	op V^{+} U` on :math:`\mathrm{rank}(V)` degrees of freedom.
+    In every bin :math:`k`, over the groups expected to have 5 or more
+    of each outcome there (at the bin's pooled rate, in Kish's effective
+    samples), if at least two, the outcome is regressed on the score
+    (pooled over the groups, weighted least squares on :math:`1, s`; on the
+    intercept alone when the bin's scores are tied), and the group
+    indicators (all but one group) are tested: with :math:`\tilde Z` the
+    indicators less their projection on :math:`(1, s)`, :math:`r` the
+    residuals and :math:`\hat p` the fitted probabilities (clipped to :math:`[10^{-6}, 1 - 10^{-6}]`),
+    :math:`U = \tilde Z^\top W r`, :math:`V = \tilde Z^\top W^2
+    \mathrm{diag}(\hat p (1 - \hat p)) \tilde Z` and the bin adds
+    :math:`U^\top V^{+} U` on :math:`\mathrm{rank}(V)` degrees of freedom.
     With tied scores (intercept only) and unit weights this is Pearson's
     chi-square of equal rates of the groups in the bin.
 
     Examples
     --------
-    >>> calibration_score_test(np.array([0, 0, 1, 1]), np.zeros(4, dtype=int),
-    ...                        np.full(4, 0.5), np.array([1.0, 1.0, 0.0, 0.0]),
-    ...                        np.ones(4), 1)
-    (4.0, 1)
+    Pearson's chi-square of 15/20 against 5/20 in one bin of tied scores:
+
+    >>> codes = np.repeat([0, 1], 20)
+    >>> y = np.r_[np.ones(15), np.zeros(5), np.ones(5), np.zeros(15)]
+    >>> statistic, dof = calibration_score_test(
+    ...     codes, np.zeros(40, dtype=int), np.full(40, 0.5), y, np.ones(40), 1)
+    >>> round(statistic, 10), dof
+    (10.0, 1)
     """
     statistic, dof = 0.0, 0
     for k in range(n_bins):
         inside = bins == k
         g, t, w = codes[inside], y[inside], weights[inside]
-        present = np.unique(g[w > 0])
-        if present.size < 2 or t.min() == t.max():
+        present = _testable_groups(g, t, w)
+        if present.size < 2:
             continue
-        part, rank = _bin_score_test(scores[inside], g, t, w, present)
+        inside = np.isin(g, present)
+        g, t, w = g[inside], t[inside], w[inside]
+        part, rank = _bin_score_test(scores[bins == k][inside], g, t, w, present)
         statistic += part
         dof += rank
     return float(statistic), int(dof)
+
+
+def _testable_groups(g, t, w):
+    """The groups of a bin whose expected counts of both outcomes reach 5.
+
+    Expected at the bin's pooled rate, in effective samples (Kish); the
+    chi-square approximation needs them (the rule of thumb of Pearson's
+    test), and a bin of one outcome only tells nothing.
+    """
+    total = np.sum(w)
+    rate = np.sum(w * t) / total if total > 0 else 0.0
+    labels, inverse = np.unique(g, return_inverse=True)
+    weight = np.bincount(inverse, weights=w)
+    n_eff = weight**2 / np.maximum(np.bincount(inverse, weights=w * w), 1e-300)
+    ok = (n_eff * rate >= _MIN_EXPECTED) & (n_eff * (1 - rate) >= _MIN_EXPECTED)
+    return labels[ok & (weight > 0)]
 
 
 def _bin_score_test(s, g, t, w, present):
@@ -366,9 +391,11 @@ def calibration_by_group(
     same calibration, and that test rejects more often the more data there
     is. So in every bin the outcome is regressed on the score (linear, pooled
     over the groups) and the group indicators are tested with a score test
-    on the residuals (:func:`calibration_score_test`); the statistics of the
+    on the residuals (``calibration_score_test``); the statistics of the
     bins add up, chi-square on the sum of their degrees of freedom. Within a
-    bin of tied scores it is Pearson's chi-square. With weights the
+    bin of tied scores it is Pearson's chi-square. A group enters a bin's
+    test when it expects at least 5 of each outcome there (the rule of
+    thumb of chi-square tests); the table and the gap keep every cell. With weights the
     weights are taken as fixed (the variance of a weighted sum);
     ``benchmarks/bench_calibration_groups.py`` measures its rejection rate
     under the null and its power (see the user guide).
