@@ -167,7 +167,8 @@ def calibration_score_test(codes, bins, scores, y, weights, n_bins):
     intercept alone when the bin's scores are tied), and the group
     indicators (all but one group) are tested: with :math:`\tilde Z` the
     indicators less their projection on :math:`(1, s)`, :math:`r` the
-    residuals and :math:`\hat p` the fitted probabilities (clipped to :math:`[10^{-6}, 1 - 10^{-6}]`),
+    residuals and :math:`\hat p` the fitted probabilities (clipped to
+    :math:`[10^{-6}, 1 - 10^{-6}]`),
     :math:`U = \tilde Z^\top W r`, :math:`V = \tilde Z^\top W^2
     \mathrm{diag}(\hat p (1 - \hat p)) \tilde Z` and the bin adds
     :math:`U^\top V^{+} U` on :math:`\mathrm{rank}(V)` degrees of freedom.
