@@ -77,7 +77,8 @@ class CalibrationByGroupResult:
         rates in one bin), the test's ``statistic``, ``dof`` (its degrees of
         freedom) and ``pvalue``.
     gap : float
-        The largest calibration gap over the attributes and pairs of groups.
+        The largest calibration gap over the attributes and pairs of groups
+        (NaN when no two groups share a bin).
     gap_groups : tuple
         The pair of groups with that gap.
     pvalue : float
