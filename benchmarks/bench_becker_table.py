@@ -9,8 +9,8 @@ score whose order ranks the favourable outcome first, here
 ``-decile_score``: the ranks, the quantile transform and every measure are
 the same.
 
-- EO and PE: :func:`skfair.metrics.abcc` on the pooled quantile-transformed
-  scores (``sklearn.preprocessing.quantile_transform``, as fairscoring
+- EO and PE: ``skfair.metrics.abcc(..., given="positive" / "negative")``
+  on the pooled quantile-transformed scores (``sklearn.preprocessing.quantile_transform``, as fairscoring
   calls it) of the two groups, among the favourable (EO) or the other (PE)
   outcomes; the split from :func:`skfair.metrics.abcc_split`.
 - Calibration, ROC, xROC: :func:`skfair.metrics.calibration_split` and
@@ -21,8 +21,6 @@ The split is the share (of 100) of the distance in which the first group
 
     python benchmarks/bench_becker_table.py
 """
-
-import inspect
 
 import numpy as np
 from sklearn.preprocessing import quantile_transform
@@ -50,21 +48,6 @@ def compas_scores():
     return bunch.target.to_numpy(), score, bunch.data["race"].to_numpy()
 
 
-def _abcc_given(y, quantiles, race, outcome):
-    """ABCC of the two groups among the samples of ``outcome``.
-
-    With ``given=`` on :func:`abcc` (issue 37), through it; otherwise on the
-    subset of those rows, which is what ``given=`` computes.
-    """
-    if "given" in inspect.signature(abcc).parameters:
-        which = "positive" if outcome == FAVOURABLE else "negative"
-        return abcc(
-            y, quantiles, sensitive_features=race, given=which, pos_label=FAVOURABLE
-        )
-    rows = y == outcome
-    return abcc(None, quantiles[rows], sensitive_features=race[rows])
-
-
 def table_one():
     """``{row: (value, share_first, share_second)}`` computed by skfair."""
     y, score, race = compas_scores()
@@ -86,8 +69,10 @@ def table_one():
         "xROC": abroca_split(y, score, cross=True, **kwargs),
     }
     values = {
-        "EO": _abcc_given(y, quantiles, race, FAVOURABLE),
-        "PE": _abcc_given(y, quantiles, race, 1 - FAVOURABLE),
+        row: abcc(
+            y, quantiles, sensitive_features=race, given=which, pos_label=FAVOURABLE
+        )
+        for row, which in (("EO", "positive"), ("PE", "negative"))
     }
     return {
         row: (

@@ -284,7 +284,8 @@ def abcc_split(
     Returns
     -------
     split : FavourSplit
-        ``value`` is ABCC (:func:`abcc` of the same scores and subset);
+        ``value`` is ABCC (:func:`abcc` of the same scores with the same
+        ``given=``);
         ``first_favoured`` and ``second_favoured`` its two parts.
 
     See Also

@@ -124,6 +124,9 @@ def test_abcc_split_is_the_brute_force_split_and_abcc(data, which):
     assert split.value == pytest.approx(
         abcc(None, s[rows], sensitive_features=g[rows]), abs=1e-12
     )
+    assert split.value == pytest.approx(
+        abcc(y, s, sensitive_features=g, given=which), abs=1e-12
+    )
     assert split.groups == ("a", "b")
 
 
@@ -236,8 +239,8 @@ def becker_rows():
     Every row of ``compas-scores-two-years.csv`` (Becker et al. filter none),
     African-American first, favourable outcome: no reoffence; ``-decile_score``
     ranks it first (Becker et al. use ``11 - decile_score``: the same order).
-    EO and PE are also computed with :func:`abcc` on the pooled
-    quantile-transformed scores of the rows of one outcome.
+    EO and PE are also computed with ``abcc(..., given=...)`` on the pooled
+    quantile-transformed scores of the two groups.
     """
     from skfair.datasets import load_compas
 
@@ -262,12 +265,18 @@ def becker_rows():
     ).ravel()
     by_abcc = {
         name: abcc(
-            None,
-            q[y[keep] == outcome],
-            sensitive_features=race[keep][y[keep] == outcome],
+            y[keep],
+            q,
+            sensitive_features=race[keep],
+            given=which,
+            pos_label=0,
         )
-        for name, outcome in (("EO", 0), ("PE", 1))
+        for name, which in (("EO", "positive"), ("PE", "negative"))
     }
+    for name, outcome in (("EO", 0), ("PE", 1)):  # given= is the subset's ABCC
+        rows_of = y[keep] == outcome
+        subset = abcc(None, q[rows_of], sensitive_features=race[keep][rows_of])
+        assert subset == pytest.approx(by_abcc[name], abs=1e-12)
     return rows, by_abcc
 
 
