@@ -13,10 +13,12 @@ Layout: the metric definitions are private modules named after their family
 ``_scorer``, ``_rates`` and ``_four_fifths`` on the confusion counts of
 ``_group_counts`` (per class: ``_multiclass_rates``, ``_multiclass_table``
 on ``_multiclass_counts``), ``_disaggregation`` with its ``_disaggregation_*``
-parts); they stand on three private layers, each a package with an
-architecture note in its ``__init__``: ``_kernels`` (the sort-based
-machinery), :mod:`skfair.metrics.inference` (intervals and tests on one sort)
-and ``_dask`` (the Dask backend of the public metrics, with its dispatcher).
+parts, ``_calibration_groups`` (sufficiency) and ``_standardized`` (Becker
+et al.'s measures split by the group favoured)); they stand on three
+private layers, each a package with an architecture note in its
+``__init__``: ``_kernels`` (the sort-based machinery),
+:mod:`skfair.metrics.inference` (intervals and tests on one sort) and
+``_dask`` (the Dask backend of the public metrics, with its dispatcher).
 Other subpackages import the private modules they need directly (privacy
 ends at the package boundary); this ``__init__`` imports only ``__all__``.
 """

@@ -296,11 +296,17 @@ def _grouping_rows(grouping, scores, y, weights, bins, edges, z):
     return rows, (codes, k, t, w), rate, weight
 
 
-def _check_options(n_bins, strategy):
+def check_n_bins(n_bins):
+    """``n_bins`` as an int >= 1, or :data:`N_BINS_ERROR`."""
     if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)):
         raise ValueError(N_BINS_ERROR.format(value=n_bins))
     if n_bins < 1:
         raise ValueError(N_BINS_ERROR.format(value=n_bins))
+    return int(n_bins)
+
+
+def _check_options(n_bins, strategy):
+    check_n_bins(n_bins)
     if strategy not in ("quantile", "uniform"):
         raise ValueError(STRATEGY_ERROR.format(value=strategy))
 

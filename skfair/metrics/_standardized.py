@@ -39,6 +39,7 @@ from ..utils._validation import (
     check_scores,
     same_label,
 )
+from ._calibration_groups import check_n_bins
 
 GROUPS_ERROR = (
     "groups must be None (sensitive_features then holds exactly two groups) or "
@@ -65,7 +66,6 @@ SCORE_TRANSFORM_ERROR = "score_transform must be None or 'quantile'; got {value!
 # no subsampling below 10 million samples.
 _MAX_QUANTILES = 50_000
 _QUANTILE_SUBSAMPLE = 10_000_000
-N_BINS_ERROR = "n_bins must be an integer >= 1; got {value!r}."
 
 
 @dataclass(frozen=True)
@@ -594,10 +594,7 @@ def calibration_split(
     FavourSplit(measure='calibration', value=0.25, favoured: 'a' 100%, 'b' 0%)
     """
     _check_score_transform(score_transform)
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)):
-        raise ValueError(N_BINS_ERROR.format(value=n_bins))
-    if n_bins < 1:
-        raise ValueError(N_BINS_ERROR.format(value=n_bins))
+    n_bins = check_n_bins(n_bins)
     scores, y, codes, labels = _two_groups(
         y_true, y_score, sensitive_features, groups, pos_label, "calibration_split"
     )
