@@ -176,8 +176,9 @@ def quantile_scores(scores):
     average rank, the smallest score 0 and the largest 1: what
     ``sklearn.preprocessing.quantile_transform(n_quantiles=n)`` (fairscoring's
     transform) computes, without its rounding on ties (its interpolation
-    between repeated quantiles moves a tied block by up to a few ranks;
-    6e-6 in ABCC on COMPAS) and without its cap of 50,000 quantiles. Only
+    between repeated quantiles depends on rounding: a tie at ranks 6 and 7
+    of 11 can get 0.5 instead of 0.55; on COMPAS it moves ABCC by 6e-6)
+    and without its cap of 50,000 quantiles. Only
     the order of the scores matters: any strictly increasing rescaling
     leaves it unchanged.
 
