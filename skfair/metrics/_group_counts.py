@@ -68,11 +68,16 @@ class RateMetric:
         top = counts[..., list(self.numerator)].sum(axis=-1)
         return top, counts[..., list(self.denominator)].sum(axis=-1)
 
-    def value(self, counts):
-        """The metric of every row of ``counts`` (NaN where undefined)."""
+    def value(self, counts, unit=1.0):
+        """The metric of every row of ``counts`` (NaN where undefined).
+
+        ``unit`` is the weight that one count stands for (weighted counts
+        are kept in units of a power of two near the largest weight): the
+        rates are free of it, ``count`` (the total weight) is not.
+        """
         counts = np.asarray(counts, dtype=np.float64)
         if self.name == "count":
-            return counts.sum(axis=-1)
+            return counts.sum(axis=-1) * unit
         if self.name == "f1":
             tp = counts[..., TP]
             return _divide(2.0 * tp, 2.0 * tp + counts[..., FP] + counts[..., FN])
@@ -141,11 +146,15 @@ class ConfusionCounts:
         Sum of the squared weights (None without weights).
     rows : ndarray
         Number of samples per group and cell.
+    unit : float, default=1.0
+        The weight one unit of ``weighted`` stands for (``squared``: its
+        square); see :func:`weight_unit`.
     """
 
     weighted: np.ndarray
     squared: np.ndarray | None
     rows: np.ndarray
+    unit: float = 1.0
 
     def trials(self, metric):
         """Wilson's number of trials of ``metric`` per group.
@@ -164,7 +173,8 @@ class ConfusionCounts:
             *(
                 None if counts is None else _sum_rows(counts, labels, n_labels)
                 for counts in (self.weighted, self.squared, self.rows)
-            )
+            ),
+            unit=self.unit,
         )
 
 
@@ -184,10 +194,21 @@ def confusion_counts(truth, pred, codes, n_groups, weights=None):
     rows = np.bincount(key, minlength=size).reshape(n_groups, 4).astype(np.float64)
     if weights is None:
         return ConfusionCounts(rows, None, rows)
-    weights = weights / weights.max()  # rates are scale-free; sums must not overflow
+    unit = weight_unit(weights)
+    weights = weights / unit  # exact; sums of 1e308s must not overflow
     weighted = np.bincount(key, weights=weights, minlength=size).reshape(n_groups, 4)
     squared = np.bincount(key, weights=weights * weights, minlength=size)
-    return ConfusionCounts(weighted, squared.reshape(n_groups, 4), rows)
+    return ConfusionCounts(weighted, squared.reshape(n_groups, 4), rows, unit)
+
+
+def weight_unit(weights):
+    """The largest power of two at most the largest weight (1.0 for all-zero weights).
+
+    Weights divided by it lie in [0, 2) and keep every bit, so their sums
+    cannot overflow; a total weight is the sum times the unit.
+    """
+    largest = float(weights.max())
+    return float(np.ldexp(1.0, np.frexp(largest)[1] - 1)) if largest > 0 else 1.0
 
 
 def warn_undefined(metric, counts, labels, *, name=None, stacklevel=2):
