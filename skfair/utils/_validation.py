@@ -18,6 +18,11 @@ NON_FINITE_ERROR = (
     "Got {count} non-finite value(s), the first at position {first}."
 )
 NOT_1D_ERROR = "{name} must be 1-dimensional, got an array of shape {shape}."
+RAGGED_ERROR = (
+    "{name} is a sequence of rows of different lengths ({lengths}); it needs one "
+    "value per sample, or a matrix with the same number of columns in every row "
+    "(class probabilities: one column per class)."
+)
 NOT_NUMERIC_ERROR = "{name} must be numeric (real numbers), got dtype {dtype}."
 INDEX_MISMATCH_ERROR = (
     "{first} and {second} are pandas objects with different indexes; skfair "
@@ -91,7 +96,13 @@ def column_1d(values, *, name):
     array(['a', 'b'], dtype='<U1')
     """
     _check_not_lazy(values, name)
-    array = np.asarray(values)
+    try:
+        array = np.asarray(values)
+    except ValueError:  # numpy's "inhomogeneous shape"
+        if not isinstance(values, (list, tuple)):
+            raise
+        lengths = sorted({np.size(row) for row in values})
+        raise ValueError(RAGGED_ERROR.format(name=name, lengths=lengths[:5])) from None
     if array.ndim == 2 and array.shape[1] == 1:
         array = array[:, 0]
     if array.ndim != 1:
