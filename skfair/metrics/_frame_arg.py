@@ -188,6 +188,11 @@ def call_on_frame(name, func, arguments):
     if name not in LAZY_METRICS or _is_eager(frame):
         return func(**frame_columns(name, arguments))
     del arguments["data"]
+    if arguments.pop("given", None) is not None:
+        raise NotImplementedError(
+            "given= is not computed by the lazy engines yet; collect the frame."
+        )
+    arguments.pop("pos_label", None)
     check_column_names(arguments)
     if not isinstance(arguments["y_score"], str):
         raise TypeError(LAZY_CLASS_SCORES_ERROR.format(name=name))

@@ -95,6 +95,13 @@ def dask_dispatch(engine_name):
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             arguments = dict(bound.arguments)
+            if arguments.pop("given", None) is not None:
+                from .._given import GIVEN_ENGINE_ERROR
+
+                raise NotImplementedError(
+                    GIVEN_ENGINE_ERROR.format(given="given", engine="Dask")
+                )
+            arguments.pop("pos_label", None)
             engine = dask_engine(engine_name)
             if "class_agg" in arguments:  # the metrics of class probabilities
                 from ._multiclass import class_engine, is_dask_class_scores
