@@ -28,6 +28,7 @@ import inspect
 import narwhals.stable.v2 as nw
 
 from ..utils._dask import is_dask_collection
+from ._given import on_sides
 
 # The arguments that name columns of ``data``.
 COLUMN_ARGUMENTS = (
@@ -188,18 +189,14 @@ def call_on_frame(name, func, arguments):
     if name not in LAZY_METRICS or _is_eager(frame):
         return func(**frame_columns(name, arguments))
     del arguments["data"]
-    if arguments.pop("given", None) is not None:
-        raise NotImplementedError(
-            "given= is not computed by the lazy engines yet; collect the frame."
-        )
-    arguments.pop("pos_label", None)
     check_column_names(arguments)
     if not isinstance(arguments["y_score"], str):
         raise TypeError(LAZY_CLASS_SCORES_ERROR.format(name=name))
     arguments.pop("class_agg", None)  # one score column: nothing to aggregate
     if arguments.pop("classes", None) is not None:
         raise ValueError(LAZY_CLASS_SCORES_ERROR.format(name=name))
-    return lazy_engine(name)(_native(frame), **arguments)
+    engine = functools.partial(lazy_engine(name), _native(frame))
+    return on_sides(engine, arguments)  # given="both": the larger side
 
 
 def frame_dispatch(name):

@@ -45,9 +45,10 @@ GIVEN_POS_LABEL_ERROR = (
     "probabilities, the columns' labels, from classes= or a DataFrame's "
     "columns, must be y_true's labels)."
 )
-GIVEN_ENGINE_ERROR = (
-    "given={given!r} is not computed by the {engine} engine yet; compute the "
-    "metric in memory, or filter the frame on its label column first."
+GIVEN_BOTH_ERROR = (
+    "{what} takes given='positive' or given='negative' in metric_params; "
+    "given='both' (the larger of the two metrics) has no interval or test of "
+    "its own here: compute each side's."
 )
 GIVEN_CLASS_SCORES_ERROR = (
     "given={given!r} with class probabilities (y_score of shape (n_samples, "
@@ -133,6 +134,8 @@ def given_rows(given, pos_label, y_true, y_score, sensitive_features, sample_wei
     )
     n_samples = len(y_score) if hasattr(y_score, "__len__") else np.size(y_score)
     mask = given_mask(given, pos_label, y_true, n_samples)
+    if isinstance(pos_label, np.generic):  # shown as the user wrote it
+        pos_label = pos_label.item()
     note = GIVEN_NOTE.format(
         given=given,
         n_kept=int(mask.sum()),
@@ -228,3 +231,56 @@ def split_given(metric_params):
     given = check_given(params.pop("given", None))
     pos_label = params.pop("pos_label", 1)
     return given, pos_label, params
+
+
+def given_inputs(
+    what, metric_params, y_true, y_score, sensitive_features, sample_weight, classes
+):
+    """The rows an interval or a test of ``metric_params["given"]`` resamples.
+
+    ``classes`` says whether ``y_score`` holds class probabilities (refused).
+
+    Returns ``(rows, metric_params)``: :class:`GivenRows` (None without
+    ``given``) and the parameters without ``given`` and ``pos_label``. The
+    resampling of the kept rows within each group is then the resampling
+    within each (group, label) cell, and every method (band, Welch,
+    Newcombe, DKW, permutation, KS) sees those rows only.
+    """
+    given, pos_label, params = split_given(metric_params)
+    if given is None:
+        return None, metric_params
+    if given == "both":
+        raise ValueError(GIVEN_BOTH_ERROR.format(what=what))
+    if classes:
+        raise ValueError(GIVEN_CLASS_SCORES_ERROR.format(given=given, what=what))
+    rows = given_rows(
+        given, pos_label, y_true, y_score, sensitive_features, sample_weight
+    )
+    return rows, params
+
+
+def larger(results):
+    """The larger of two sides' results (``given="both"`` in the engines).
+
+    Floats, arrays (element by element: ``mcdp_curve``) or
+    :class:`~skfair.metrics.MCDPResult` (by value, the first on a tie), as
+    the in-memory functions choose.
+    """
+    first, second = results
+    if isinstance(first, np.ndarray):
+        return np.maximum(first, second)
+    if hasattr(first, "value"):
+        return first if first.value >= second.value else second
+    return max(first, second)
+
+
+def on_sides(engine, arguments):
+    """``engine(**arguments)``; for ``given="both"`` the larger of the two sides.
+
+    For the engines (Dask, lazy frames), which take one side at a time.
+    """
+    if arguments.get("given") != "both":
+        return engine(**arguments)
+    return larger(
+        [engine(**{**arguments, "given": side}) for side in ("positive", "negative")]
+    )

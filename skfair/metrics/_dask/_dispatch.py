@@ -14,6 +14,7 @@ import functools
 import inspect
 
 from ...utils._dask import check_not_mixed
+from .._given import on_sides
 
 # The arguments that carry one value per sample.
 DATA_ARGUMENTS = ("y_true", "y_score", "y_pred", "sensitive_features", "sample_weight")
@@ -95,13 +96,6 @@ def dask_dispatch(engine_name):
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             arguments = dict(bound.arguments)
-            if arguments.pop("given", None) is not None:
-                from .._given import GIVEN_ENGINE_ERROR
-
-                raise NotImplementedError(
-                    GIVEN_ENGINE_ERROR.format(given="given", engine="Dask")
-                )
-            arguments.pop("pos_label", None)
             engine = dask_engine(engine_name)
             if "class_agg" in arguments:  # the metrics of class probabilities
                 from ._multiclass import class_engine, is_dask_class_scores
@@ -109,7 +103,7 @@ def dask_dispatch(engine_name):
                 if is_dask_class_scores(arguments["y_score"]):
                     return class_engine(engine_name, engine, arguments)
                 del arguments["class_agg"], arguments["classes"]
-            return engine(**arguments)
+            return on_sides(engine, arguments)
 
         return wrapper
 

@@ -46,6 +46,8 @@ def delta_dp(
     combine="intersection",
     sample_weight=None,
     min_group_size=None,
+    given=None,
+    pos_label=1,
 ):
     """:func:`skfair.metrics.delta_dp` on the columns of a frame.
 
@@ -67,7 +69,12 @@ def delta_dp(
         raise ValueError(THRESHOLD_ERROR.format(value=threshold))
     check_agg(agg)
     columns = LazyColumns(
-        data, y_score, sensitive_features, sample_weight, ignored={"y_true": y_true}
+        data,
+        y_score,
+        sensitive_features,
+        sample_weight,
+        ignored={"y_true": y_true},
+        given=(given, pos_label, y_true),
     )
     columns.checked()
     value = nw.col(y_score)
@@ -113,6 +120,8 @@ def abcc(
     combine="intersection",
     sample_weight=None,
     min_group_size=None,
+    given=None,
+    pos_label=1,
 ):
     """:func:`skfair.metrics.abcc` (``method="exact"``) on the columns of a frame.
 
@@ -131,7 +140,12 @@ def abcc(
         raise NotImplementedError(LAZY_ABCC_GRID_ERROR)
     check_agg(agg)
     columns = LazyColumns(
-        data, y_score, sensitive_features, sample_weight, ignored={"y_true": y_true}
+        data,
+        y_score,
+        sensitive_features,
+        sample_weight,
+        ignored={"y_true": y_true},
+        given=(given, pos_label, y_true),
     )
     checked = columns.checked()
     weighted = sample_weight is not None
