@@ -34,7 +34,7 @@ from ._group_counts import (
     RateMetric,
     confusion_counts,
     warn_undefined,
-    weight_unit,
+    weight_scale,
 )
 
 ZERO_DIVISION_WARNING = (
@@ -336,7 +336,7 @@ def _resampled_values(metric, samples, strata, rows):
         return as_float(cells), as_float(levels)
     truth, pred = metric.indicators
     key = strata.codes[rows] * 4 + truth[rows] * 2 + pred[rows]
-    unit = weight_unit(metric.weights)
+    unit = weight_scale(metric.weights.max())
     weights = metric.weights[rows] / unit  # exact; no overflow
     size = 4 * strata.n_cells
     weighted = np.bincount(key, weights=weights, minlength=size).reshape(-1, 4)

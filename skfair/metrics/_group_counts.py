@@ -148,7 +148,7 @@ class ConfusionCounts:
         Number of samples per group and cell.
     unit : float, default=1.0
         The weight one unit of ``weighted`` stands for (``squared``: its
-        square); see :func:`weight_unit`.
+        square); see :func:`weight_scale`.
     """
 
     weighted: np.ndarray
@@ -184,6 +184,24 @@ def _sum_rows(counts, labels, n_labels):
     return out
 
 
+def weight_scale(largest):
+    """The power of two at most ``largest`` (a weight), that weights are divided by.
+
+    Dividing by a power of two is exact, so the weighted cells are exact
+    sums of integer weights, in any order: the lazy engine's sums (added in
+    the engine, then divided) equal the in-memory ones bit for bit.
+
+    Examples
+    --------
+    >>> from skfair.metrics._group_counts import weight_scale
+    >>> weight_scale(3.0), weight_scale(4.0), weight_scale(0.3)
+    (2.0, 4.0, 0.25)
+    """
+    if not (largest > 0 and np.isfinite(largest)):
+        return largest
+    return float(np.ldexp(1.0, np.frexp(largest)[1] - 1))
+
+
 def confusion_counts(truth, pred, codes, n_groups, weights=None):
     """The :class:`ConfusionCounts` of groups ``codes`` (-1: left out) in one pass."""
     key = codes * 4 + truth * 2 + pred
@@ -194,21 +212,11 @@ def confusion_counts(truth, pred, codes, n_groups, weights=None):
     rows = np.bincount(key, minlength=size).reshape(n_groups, 4).astype(np.float64)
     if weights is None:
         return ConfusionCounts(rows, None, rows)
-    unit = weight_unit(weights)
+    unit = weight_scale(weights.max())
     weights = weights / unit  # exact; sums of 1e308s must not overflow
     weighted = np.bincount(key, weights=weights, minlength=size).reshape(n_groups, 4)
     squared = np.bincount(key, weights=weights * weights, minlength=size)
     return ConfusionCounts(weighted, squared.reshape(n_groups, 4), rows, unit)
-
-
-def weight_unit(weights):
-    """The largest power of two at most the largest weight (1.0 for all-zero weights).
-
-    Weights divided by it lie in [0, 2) and keep every bit, so their sums
-    cannot overflow; a total weight is the sum times the unit.
-    """
-    largest = float(weights.max())
-    return float(np.ldexp(1.0, np.frexp(largest)[1] - 1)) if largest > 0 else 1.0
 
 
 def warn_undefined(metric, counts, labels, *, name=None, stacklevel=2):

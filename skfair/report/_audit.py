@@ -16,6 +16,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..metrics import hfm
+from ..metrics._frame_arg import collected_columns
 from ..metrics._score_type import check_score_type
 from ..metrics.inference import check_confidence_level, check_n_resamples
 from ..model_selection import threshold_tradeoff
@@ -86,6 +87,19 @@ AUDIT_RAW_THRESHOLD_ERROR = (
 )
 
 
+def _data_inputs(data, y_true, y_score, sensitive_features):
+    """:func:`audit`'s data arguments by name; with ``data``, the columns they name."""
+    inputs = {
+        "y_true": y_true,
+        "y_score": y_score,
+        "sensitive_features": sensitive_features,
+    }
+    if data is None:
+        return inputs
+    columns = collected_columns({**inputs, "data": data})
+    return {name: columns[name] for name in inputs}
+
+
 def audit(
     y_true,
     y_score,
@@ -107,6 +121,7 @@ def audit(
     score_type="probability",
     task=None,
     classes=None,
+    data=None,
 ):
     """Audit a model's scores: every fairness metric, its uncertainty, a report.
 
@@ -245,6 +260,18 @@ def audit(
         metrics of each class's probability column, per-class CDFs and a
         heat map. The predicted class is the most probable (``threshold``
         "auto"); ``X``, ``pos_label`` and ``score_type`` do not apply.
+    data : DataFrame or lazy frame, default=None
+        A frame narwhals supports; then ``y_true``, ``y_score`` (a name, or
+        the names of the class-probability columns) and
+        ``sensitive_features`` (a name or a list of names) are the names of
+        its columns. An eager frame's (pandas, polars, PyArrow) columns are
+        taken out; a Dask frame's stay Dask Series (the Dask audit below). A
+        lazy frame (DuckDB, polars ``LazyFrame``, Spark, SQLFrame, Ibis) is
+        reduced in its engine to the named columns, which alone are
+        collected into memory: the intervals, tests and figures need every
+        score. For the metrics alone on data larger than memory, call them
+        with ``data=`` (computed in the engine) or ``python -m skfair audit
+        --engine duckdb``.
 
     Returns
     -------
@@ -327,8 +354,8 @@ def audit(
         threshold, epsilon, confidence_level, combine, min_group_size, title, reference
     )
     progress = check_progress(progress)
-    data = {"y_true": y_true, "y_score": y_score}
-    data["sensitive_features"] = sensitive_features
+    data = _data_inputs(data, y_true, y_score, sensitive_features)
+    y_true, y_score, sensitive_features = data.values()
     dask = check_not_mixed({k: v for k, v in data.items() if v is not None})
     if dask and task in ("regression", "multiclass"):
         raise ValueError(AUDIT_DASK_REGRESSION_ERROR.format(task=task))

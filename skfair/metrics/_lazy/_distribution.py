@@ -80,10 +80,10 @@ def delta_dp(
     value = nw.col(y_score)
     if threshold is not None:
         value = (value >= threshold).cast(nw.Float64)
-    aggs = {"sum": value.sum()}
+    aggs = {"sum": value}
     if sample_weight is not None:
-        aggs = {"sum": (value * nw.col(sample_weight)).sum()}
-        aggs["weight"] = nw.col(sample_weight).sum()
+        aggs = {"sum": value * nw.col(sample_weight)}
+        aggs["weight"] = nw.col(sample_weight)
     table, sums = per_row(columns, aggs)
     summary = _row_summary(table, sums, sample_weight is not None)
     groupings = groupings_of(summary, combine=combine, min_group_size=min_group_size)
