@@ -11,6 +11,7 @@ exit status 2; progress and warnings go to stderr, one line each.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import inspect
 import math
 import os
@@ -52,6 +53,7 @@ from skfair._cli._multiclass import (
 )
 from skfair._cli._render import check_output
 from skfair._cli._types import integer_type
+from skfair.report._common import NO_MATPLOTLIB_NOTE
 
 NO_INPUT_ERROR = (
     "give either --predictions FILE (with --score and --sensitive) or --dataset NAME"
@@ -599,4 +601,11 @@ def run(args, parser):
         f"{report.n_resamples} resamples, {elapsed:.1f} s)",
         file=sys.stderr,
     )
+    if fmt == "html" and report.engine != "dask" and not _has_matplotlib():
+        print(f"skfair audit: {NO_MATPLOTLIB_NOTE}", file=sys.stderr)
     return 0
+
+
+def _has_matplotlib():
+    """Whether the figures can be drawn (the page says so too when not)."""
+    return importlib.util.find_spec("matplotlib") is not None

@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 
 from ..utils._groups import check_min_group_size
-from ..utils._validation import check_hard_labels
 from ._base import checked_label_pair
 from ._disaggregation_inputs import (
     DUPLICATE_NAME_ERROR,
     check_metrics,
     grouping_columns,
     sample_rows,
+    with_indicators,
 )
 from ._disaggregation_intervals import compare_bounds, value_bounds
 from ._disaggregation_strata import Samples, evaluate, make_strata
@@ -64,7 +64,12 @@ class GroupMetricFrame:
     Metrics given by name (accuracy, precision, recall, selection rate,
     true/false positive/negative rates, F1, balanced accuracy, zero-one
     loss, count) are computed together from every group's confusion counts
-    in one pass over the samples; any other metric is called once per group.
+    in one pass over the samples, and so are scikit-learn's own
+    ``accuracy_score``, ``zero_one_loss``, ``balanced_accuracy_score``,
+    ``recall_score``, ``precision_score`` and ``f1_score`` (or a
+    ``functools.partial`` of them setting ``pos_label`` or
+    ``zero_division``) on binary labels, with the numbers they give per
+    group; any other metric is called once per group.
 
     Parameters
     ----------
@@ -77,7 +82,13 @@ class GroupMetricFrame:
         scikit-learn scorer or ``sklearn.metrics`` function name, called per
         group); or a dict of them, by column name. As in fairlearn, one
         metric alone gives scalars and Series where a dict gives Series and
-        DataFrames.
+        DataFrames. Where a rate is undefined (a group without positives has
+        no recall) the names of scikit-learn's functions ("precision",
+        "recall", "f1" and their ``*_score`` spellings) give what the
+        function gives (``zero_division="warn"``: 0.0, with a warning naming
+        the groups); the other names give NaN, which takes no part in a
+        difference or ratio. "count" is the number of samples, or with
+        ``sample_weight`` their total weight.
     y_true, y_pred : array-like of shape (n_samples,) or (n_samples, k)
         Passed to the metrics (the confusion-count metrics need binary
         labels: at most two classes in both together).
@@ -94,8 +105,11 @@ class GroupMetricFrame:
         for a dict of metrics; split by group alongside ``y_true`` (e.g.
         ``sample_weight``, the only one the confusion-count metrics take).
     pos_label : object, default=None
-        The positive class of the confusion-count metrics; None is the
-        larger of the two labels.
+        The positive class of the metrics given by name; None is the
+        larger of two labels, and with one label ``pos_label=1`` as in
+        scikit-learn and fairlearn (a model that predicts 0 for everyone
+        selects nobody). scikit-learn's functions keep their own
+        ``pos_label``.
     min_group_size : int or None, default=None
         None keeps every group and warns about those of fewer than 30
         samples; an int ``k`` leaves out the groups of fewer than ``k``
@@ -190,9 +204,7 @@ class GroupMetricFrame:
         )
         n_samples = y_true.shape[0]
         self._single, metrics = check_metrics(metrics, sample_params, n_samples)
-        truth = pred = None
-        if any(metric.by_counts for metric in metrics):
-            truth, pred = check_hard_labels(y_true, y_pred, pos_label=pos_label)
+        metrics = with_indicators(metrics, y_true, y_pred, pos_label)
         columns = self._columns(sensitive_features, control_features, n_samples)
         strata = make_strata(
             columns["codes"],
@@ -202,7 +214,7 @@ class GroupMetricFrame:
             min_group_size,
             name=" & ".join(self._sensitive_names),
         )
-        samples = Samples(y_true, y_pred, truth, pred)
+        samples = Samples(y_true, y_pred)
         self._evaluation = evaluate(metrics, samples, strata, self._cell_label)
         self._names = [metric.name for metric in metrics]
         self._index_rows(strata)

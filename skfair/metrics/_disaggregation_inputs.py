@@ -8,6 +8,7 @@ fairlearn's default names.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -15,7 +16,12 @@ import pandas as pd
 
 from ..utils import check_sensitive_features
 from ..utils._dataframe import to_pandas
-from ..utils._validation import check_same_length, check_sample_weight_1d
+from ..utils._validation import (
+    check_hard_labels,
+    check_same_length,
+    check_sample_weight_1d,
+    same_label,
+)
 from ._disaggregation_strata import FrameMetric
 from ._group_counts import RATE_METRICS
 
@@ -48,6 +54,78 @@ DUPLICATE_NAME_ERROR = (
     "the sensitive and control features share the name {name!r}; every "
     "grouping column needs its own name."
 )
+
+
+#: The names of scikit-learn's functions among the rate names: they keep its
+#: ``zero_division="warn"`` (0.0 where undefined, with a warning), as the
+#: functions themselves do; the other rate names are NaN where undefined.
+ZERO_DIVISION_NAMES = frozenset(
+    {"precision", "precision_score", "recall", "recall_score", "f1", "f1_score"}
+)
+
+
+def _sklearn_rates():
+    """scikit-learn's functions of the confusion counts.
+
+    Function -> (rate name, the keyword arguments it may be given and their
+    defaults, whether it has a ``pos_label``).
+    """
+    import sklearn.metrics as skm
+
+    set_wise = {
+        "pos_label": 1,
+        "average": "binary",
+        "labels": None,
+        "zero_division": "warn",
+    }
+    return {
+        skm.accuracy_score: ("accuracy", {"normalize": True}),
+        skm.zero_one_loss: ("zero_one_loss", {"normalize": True}),
+        skm.balanced_accuracy_score: ("balanced_accuracy", {"adjusted": False}),
+        skm.recall_score: ("true_positive_rate", set_wise),
+        skm.precision_score: ("precision", set_wise),
+        skm.f1_score: ("f1", set_wise),
+    }
+
+
+def _as_rate(metric, params):
+    """A scikit-learn function (or a ``functools.partial`` of one) as a rate.
+
+    Returns ``(rate name, pos_label, zero_division)``, or None for anything
+    that must be called per group: another callable, positional or other
+    keyword arguments than the rate's, or sample parameters other than
+    ``sample_weight``.
+    """
+    func, keywords = metric, {}
+    if isinstance(metric, functools.partial) and not metric.args:
+        func, keywords = metric.func, metric.keywords
+    try:
+        known = _sklearn_rates().get(func)
+    except TypeError:  # an unhashable callable
+        known = None
+    if known is None or set(params) - {"sample_weight"}:
+        return None
+    name, defaults = known
+    if set(keywords) - set(defaults):
+        return None
+    options = {**defaults, **keywords}
+    fixed = {
+        key: value
+        for key, value in defaults.items()
+        if key not in ("pos_label", "zero_division")
+    }
+    if any(
+        options[key] is not value and options[key] != value
+        for key, value in fixed.items()
+    ):
+        return None
+    zero_division = options.get("zero_division")
+    if zero_division is not None and zero_division != "warn":
+        try:
+            zero_division = float(zero_division)
+        except (TypeError, ValueError):
+            return None  # scikit-learn's own error, from the call
+    return name, options.get("pos_label"), zero_division
 
 
 def _sklearn_metric(name):
@@ -110,7 +188,13 @@ def _metric(name, metric, params, n_samples):
         weights = check_sample_weight_1d(
             params.get("sample_weight"), n_samples, against="y_true"
         )
-        return FrameMetric(name, rate=RATE_METRICS[metric], weights=weights)
+        zero_division = "warn" if metric in ZERO_DIVISION_NAMES else None
+        return FrameMetric(
+            name,
+            rate=RATE_METRICS[metric],
+            weights=weights,
+            zero_division=zero_division,
+        )
     if isinstance(metric, str):
         metric = _sklearn_metric(metric)
     if not callable(metric):
@@ -119,7 +203,79 @@ def _metric(name, metric, params, n_samples):
     for key, value in params.items():
         arrays[key] = sample_rows(value, key)
         check_same_length(arrays[key], n_samples, first_name=key, second_name="y_true")
-    return FrameMetric(name, func=metric, params=arrays)
+    called = FrameMetric(name, func=metric, params=arrays)
+    as_rate = _as_rate(metric, params)
+    if as_rate is None:
+        return called
+    rate, pos_label, zero_division = as_rate
+    weights = arrays.get("sample_weight")
+    if weights is not None:
+        try:
+            weights = check_sample_weight_1d(weights, n_samples, against="y_true")
+        except (TypeError, ValueError):
+            return called  # scikit-learn's own error (or value), from the call
+    return FrameMetric(
+        name,
+        rate=RATE_METRICS[rate],
+        func=metric,
+        params=arrays,
+        weights=weights,
+        zero_division=zero_division,
+        pos_label=pos_label,
+    )
+
+
+def with_indicators(metrics, y_true, y_pred, pos_label):
+    """Every rate with its label indicators; a function whose labels do not fit, called.
+
+    A rate by name takes the frame's ``pos_label`` (and raises on labels
+    that are not binary); a recognised scikit-learn function its own
+    ``pos_label``, and is called per group, exactly as given, where its
+    labels are not plain binary labels (more than two classes, a
+    ``pos_label`` not among two labels, non-integral floats, ...).
+    """
+    cache = []  # (pos_label, indicators): one pass per positive class
+
+    def indicators(label):
+        for known, pair in cache:
+            if known is label or (
+                label is not None and known is not None and same_label(known, label)
+            ):
+                return pair
+        pair = check_hard_labels(y_true, y_pred, pos_label=label)
+        cache.append((label, pair))
+        return pair
+
+    out = []
+    for metric in metrics:
+        if not metric.by_counts:
+            out.append(metric)
+        elif metric.func is None:
+            out.append(dataclasses.replace(metric, indicators=indicators(pos_label)))
+        elif not _plain_binary(y_true, y_pred):
+            out.append(FrameMetric(metric.name, func=metric.func, params=metric.params))
+        else:
+            try:
+                pair = indicators(metric.pos_label)
+            except ValueError:  # scikit-learn's error or values, from the call
+                out.append(
+                    FrameMetric(metric.name, func=metric.func, params=metric.params)
+                )
+                continue
+            out.append(dataclasses.replace(metric, indicators=pair))
+    return out
+
+
+def _plain_binary(y_true, y_pred):
+    """Whether scikit-learn reads both as labels (1-D, no fractions, one kind)."""
+    kinds = set()
+    for array in (y_true, y_pred):
+        if array.ndim != 1:
+            return False
+        if array.dtype.kind == "f" and not np.all(np.mod(array, 1.0) == 0.0):
+            return False  # scikit-learn's "continuous" target
+        kinds.add("string" if array.dtype.kind in "OUS" else "number")
+    return len(kinds) == 1
 
 
 def grouping_columns(features, prefix, n_samples, what):

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
 
 from ..utils._groups import drop_small_groups
 from ._group_counts import (
@@ -33,6 +34,15 @@ from ._group_counts import (
     RateMetric,
     confusion_counts,
     warn_undefined,
+    weight_scale,
+)
+
+ZERO_DIVISION_WARNING = (
+    "{metric} is ill-defined for {n_groups} group(s) ({groups}): no sample with "
+    "{condition}; as scikit-learn's zero_division='warn', their value is 0.0 and "
+    "counts in a difference or ratio. Pass functools.partial(<the "
+    "sklearn.metrics function>, zero_division=np.nan) to leave them out, or "
+    "zero_division=0.0 to silence this warning."
 )
 
 
@@ -52,6 +62,16 @@ class FrameMetric:
         Sample parameters (arrays of ``n_samples`` rows) passed to ``func``.
     weights : ndarray or None
         A rate's validated ``sample_weight``.
+    zero_division : {"warn"} or float or None, default=None
+        A rate's value where it is undefined: None is skfair's NaN (with an
+        ``UndefinedMetricWarning`` naming the groups); otherwise
+        scikit-learn's ``zero_division`` ("warn": 0.0 with a warning).
+    pos_label : object or None, default=None
+        A rate's positive class when it is its own (a scikit-learn function's
+        ``pos_label``); None is the frame's.
+    indicators : tuple of two ndarray or None, default=None
+        A rate's ``(y_true == pos_label, y_pred == pos_label)``, set once the
+        labels are checked.
     """
 
     name: str
@@ -59,6 +79,9 @@ class FrameMetric:
     func: object = None
     params: dict = field(default_factory=dict)
     weights: np.ndarray | None = None
+    zero_division: object = None
+    pos_label: object = None
+    indicators: tuple | None = None
 
     @property
     def by_counts(self):
@@ -69,6 +92,38 @@ class FrameMetric:
     def bounded(self):
         """Whether the metric's values lie in [0, 1] (every rate but count)."""
         return self.rate is not None and self.rate.name != "count"
+
+    def values(self, counts, unit=1.0):
+        """The rate of every row of ``counts``, ``zero_division`` where undefined."""
+        values = self.rate.value(counts, unit)
+        if self.zero_division is None:
+            return values
+        fill = 0.0 if self.zero_division == "warn" else float(self.zero_division)
+        return np.where(self.rate.undefined(counts), fill, values)
+
+    def warn_undefined(self, counts, labels, *, stacklevel):
+        """Name the groups whose rate is undefined (skfair's or scikit-learn's way)."""
+        if self.zero_division is None:
+            warn_undefined(
+                self.rate, counts, labels, name=self.name, stacklevel=stacklevel + 1
+            )
+            return
+        undefined = np.flatnonzero(self.rate.undefined(counts))
+        if self.zero_division != "warn" or undefined.size == 0:
+            return  # a zero_division value chosen by the caller is silent
+        shown = ", ".join(repr(labels[k]) for k in undefined[:10])
+        if undefined.size > 10:
+            shown += f", ... ({undefined.size - 10} more)"
+        warnings.warn(
+            ZERO_DIVISION_WARNING.format(
+                metric=self.name,
+                n_groups=undefined.size,
+                groups=shown,
+                condition=self.rate.condition,
+            ),
+            UndefinedMetricWarning,
+            stacklevel=stacklevel + 1,
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,18 +226,20 @@ def _encode_cells(flat, n_rows):
 
 @dataclass(frozen=True, eq=False)
 class Samples:
-    """What the metrics read, per sample: the labels and their indicators."""
+    """What the called metrics read, per sample: the labels.
+
+    The rates read their own :attr:`FrameMetric.indicators`.
+    """
 
     y_true: np.ndarray
     y_pred: np.ndarray
-    truth: np.ndarray | None
-    pred: np.ndarray | None
 
 
-def point_counts(metric, samples, strata):
+def point_counts(metric, strata):
     """A rate's :class:`ConfusionCounts` per cell and per control level."""
+    truth, pred = metric.indicators
     cells = confusion_counts(
-        samples.truth, samples.pred, strata.codes, strata.n_cells, metric.weights
+        truth, pred, strata.codes, n_groups=strata.n_cells, weights=metric.weights
     )
     return cells, cells.summed(strata.control, strata.n_control)
 
@@ -242,16 +299,20 @@ def bootstrap(metrics, samples, strata, n_resamples, rng):
     by_cell = np.full((n_resamples, n_cells, n_metrics), np.nan)
     overall = np.full((n_resamples, n_control, n_metrics), np.nan)
     multinomial = [m for m, metric in enumerate(metrics) if _multinomial(metric)]
-    if multinomial:
-        rows = confusion_counts(samples.truth, samples.pred, strata.codes, n_cells).rows
+    by_labels = {}  # one multinomial draw per set of indicators
+    for m in multinomial:
+        by_labels.setdefault(id(metrics[m].indicators[0]), []).append(m)
+    for shared in by_labels.values():
+        truth, pred = metrics[shared[0]].indicators
+        rows = confusion_counts(truth, pred, strata.codes, n_cells).rows
         sizes = rows.sum(axis=1).astype(np.int64)
         draws = rng.multinomial(
             sizes, rows / sizes[:, None], size=(n_resamples, n_cells)
         )
         summed = np.einsum("bsk,sc->bck", draws, strata.one_hot_control())
-        for m in multinomial:
-            by_cell[:, :, m] = metrics[m].rate.value(draws)
-            overall[:, :, m] = metrics[m].rate.value(summed)
+        for m in shared:
+            by_cell[:, :, m] = metrics[m].values(draws)
+            overall[:, :, m] = metrics[m].values(summed)
     others = [m for m in range(n_metrics) if m not in multinomial]
     if not others:
         return by_cell, overall
@@ -273,13 +334,15 @@ def _resampled_values(metric, samples, strata, rows):
     if not metric.by_counts:
         cells, levels = call_per_cell(metric, samples, strata, rows)
         return as_float(cells), as_float(levels)
-    key = strata.codes[rows] * 4 + samples.truth[rows] * 2 + samples.pred[rows]
-    weights = metric.weights[rows] / metric.weights.max()  # no overflow
+    truth, pred = metric.indicators
+    key = strata.codes[rows] * 4 + truth[rows] * 2 + pred[rows]
+    unit = weight_scale(metric.weights.max())
+    weights = metric.weights[rows] / unit  # exact; no overflow
     size = 4 * strata.n_cells
     weighted = np.bincount(key, weights=weights, minlength=size).reshape(-1, 4)
     counts = ConfusionCounts(weighted, None, weighted)
     levels = counts.summed(strata.control, strata.n_control).weighted
-    return metric.rate.value(weighted), metric.rate.value(levels)
+    return metric.values(weighted, unit), metric.values(levels, unit)
 
 
 @dataclass(frozen=True, eq=False)
@@ -320,26 +383,22 @@ def evaluate(metrics, samples, strata, cell_label):
     shape_cells = (strata.n_cells, len(metrics))
     raw_cells = np.full(shape_cells, None, dtype=object)
     raw_levels = np.full((strata.n_control, len(metrics)), None, dtype=object)
-    counts, by_weights = {}, {}  # one pass per distinct sample_weight
+    counts, passes = {}, {}  # one pass per distinct sample_weight and indicators
     for m, metric in enumerate(metrics):
         if metric.by_counts:
-            key = None if metric.weights is None else id(metric.weights)
-            if key not in by_weights:
-                by_weights[key] = point_counts(metric, samples, strata)
-            cells, levels = counts[m] = by_weights[key]
+            key = (id(metric.weights), id(metric.indicators[0]))
+            if key not in passes:
+                passes[key] = point_counts(metric, strata)
+            cells, levels = counts[m] = passes[key]
             kept = np.flatnonzero(strata.kept)
             labels = [cell_label(strata.position[k]) for k in kept]
-            warn_undefined(
-                metric.rate,
-                cells.weighted[kept],
-                labels,
-                name=metric.name,
-                stacklevel=3,
-            )
-            values = metric.rate.value(cells.weighted)
+            metric.warn_undefined(cells.weighted[kept], labels, stacklevel=3)
+            values = metric.values(cells.weighted, cells.unit)
             raw_cells[kept, m] = values[kept]
             present = levels.rows.sum(axis=1) > 0
-            raw_levels[present, m] = metric.rate.value(levels.weighted)[present]
+            raw_levels[present, m] = metric.values(levels.weighted, levels.unit)[
+                present
+            ]
         else:
             raw_cells[:, m], raw_levels[:, m] = call_per_cell(
                 metric, samples, strata, strata.order

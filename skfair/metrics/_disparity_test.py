@@ -44,18 +44,6 @@ CLOSED_FORM_TEST_ERROR = (
     "({options}) on unweighted data with at least two samples per group; got "
     "metric={metric!r} with {problem}. Use method='permutation'."
 )
-ONE_SAMPLE_GROUP_ERROR = (
-    "group {label!r} of {where} has a single sample; "
-    "the permutation test (method='permutation', metric={metric!r}) needs "
-    "at least two samples in every group it compares. {fix}"
-)
-ONE_SAMPLE_FIX = "Pass min_group_size=2 to leave out the groups of one sample."
-ONE_SAMPLE_MARGINAL_FIX = (
-    "With combine='marginal' the labels of the intersections of the "
-    "attributes are permuted, so each intersection needs two samples: merge "
-    "this one into another group, or pass combine='intersection' with "
-    "min_group_size=2."
-)
 KS_ERROR = (
     "method='ks' tests MCDP(0), the two-sample Kolmogorov-Smirnov statistic, "
     "of exactly two groups without sample weights; got {problem}. Use "
@@ -268,7 +256,6 @@ def disparity_test(
     if closed is not None:
         return DisparityTestResult(metric, estimates[0], closed[0], closed[1])
     n_resamples = check_n_resamples(n_resamples)
-    _check_two_per_group(shared, metric, combine)
     pvalues = permutation_pvalues(
         shared, [spec], n_permutations=n_resamples, rng=random_generator(random_state)
     )
@@ -289,7 +276,6 @@ def _class_test(
     check_class_score_type(score_type)
     n_resamples = check_n_resamples(n_resamples)
     sorts = ClassSorts(data, spec, min_group_size)
-    _check_two_per_group(sorts.shared[0], spec.metric, data[4])
     pvalue = class_permutation_pvalue(
         sorts, n_resamples, random_generator(random_state)
     )
@@ -309,27 +295,3 @@ _TESTS = {
     "chi2": "chi2",
     "fisher": "chi2",
 }
-
-
-def _check_two_per_group(shared, metric, combine):
-    """Refuse a permuted group of one sample (scipy's permutation test needs two).
-
-    Its own error ("each sample in `data` must contain two or more
-    observations") names neither the group nor the way out.
-    """
-    sizes = [shared.members[c].shape[0] for c in shared.permuted_cells]
-    single = [c for c, size in zip(shared.permuted_cells, sizes) if size < 2]
-    if single:
-        cells = shared.attributes.intersection()  # the cells, in code order
-        marginal = combine == "marginal" and shared.attributes.n_attributes > 1
-        where = "sensitive_features"
-        if cells.name != where:
-            where = f"{where} ({cells.name!r})"
-        raise ValueError(
-            ONE_SAMPLE_GROUP_ERROR.format(
-                label=cells.labels[single[0]],
-                where=where,
-                metric=metric,
-                fix=ONE_SAMPLE_MARGINAL_FIX if marginal else ONE_SAMPLE_FIX,
-            )
-        )

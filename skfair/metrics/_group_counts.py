@@ -68,11 +68,16 @@ class RateMetric:
         top = counts[..., list(self.numerator)].sum(axis=-1)
         return top, counts[..., list(self.denominator)].sum(axis=-1)
 
-    def value(self, counts):
-        """The metric of every row of ``counts`` (NaN where undefined)."""
+    def value(self, counts, unit=1.0):
+        """The metric of every row of ``counts`` (NaN where undefined).
+
+        ``unit`` is the weight that one count stands for (weighted counts
+        are kept in units of a power of two near the largest weight): the
+        rates are free of it, ``count`` (the total weight) is not.
+        """
         counts = np.asarray(counts, dtype=np.float64)
         if self.name == "count":
-            return counts.sum(axis=-1)
+            return counts.sum(axis=-1) * unit
         if self.name == "f1":
             tp = counts[..., TP]
             return _divide(2.0 * tp, 2.0 * tp + counts[..., FP] + counts[..., FN])
@@ -141,11 +146,15 @@ class ConfusionCounts:
         Sum of the squared weights (None without weights).
     rows : ndarray
         Number of samples per group and cell.
+    unit : float, default=1.0
+        The weight one unit of ``weighted`` stands for (``squared``: its
+        square); see :func:`weight_scale`.
     """
 
     weighted: np.ndarray
     squared: np.ndarray | None
     rows: np.ndarray
+    unit: float = 1.0
 
     def trials(self, metric):
         """Wilson's number of trials of ``metric`` per group.
@@ -164,7 +173,8 @@ class ConfusionCounts:
             *(
                 None if counts is None else _sum_rows(counts, labels, n_labels)
                 for counts in (self.weighted, self.squared, self.rows)
-            )
+            ),
+            unit=self.unit,
         )
 
 
@@ -202,11 +212,11 @@ def confusion_counts(truth, pred, codes, n_groups, weights=None):
     rows = np.bincount(key, minlength=size).reshape(n_groups, 4).astype(np.float64)
     if weights is None:
         return ConfusionCounts(rows, None, rows)
-    # rates are scale-free; sums must not overflow
-    weights = weights / weight_scale(weights.max())
+    unit = weight_scale(weights.max())
+    weights = weights / unit  # exact; sums of 1e308s must not overflow
     weighted = np.bincount(key, weights=weights, minlength=size).reshape(n_groups, 4)
     squared = np.bincount(key, weights=weights * weights, minlength=size)
-    return ConfusionCounts(weighted, squared.reshape(n_groups, 4), rows)
+    return ConfusionCounts(weighted, squared.reshape(n_groups, 4), rows, unit)
 
 
 def warn_undefined(metric, counts, labels, *, name=None, stacklevel=2):

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils import SmallGroupWarning
+from ..utils._validation import RAGGED_ERROR
 
 CLASS_AGG_ERROR = "class_agg must be 'max' or 'mean'; got {class_agg!r}."
 CLASSES_ON_SCORES_ERROR = (
@@ -33,6 +34,16 @@ PROBA_RANGE_ERROR = (
     "y_score holds class probabilities (one column per class) and must lie in "
     "[0, 1]; got values in [{low!r}, {high!r}] (column {column!r}). Pass "
     "predict_proba's output, not margins or logits."
+)
+PROBA_NDIM_ERROR = (
+    "y_score must hold class probabilities, of shape (n_samples, n_classes); "
+    "got {what}. A 1-D y_score is a binary model's positive-class score: pass "
+    "it to the metric itself (mcdp, abcc, abpc, delta_dp)."
+)
+PROBA_NON_FINITE_ERROR = (
+    "y_score holds class probabilities (one column per class), which must be "
+    "finite numbers in [0, 1]; got {n_bad} non-finite value(s) (inf, -inf or "
+    "NaN), the first in row {row} of column {column!r}."
 )
 CLASSES_ERROR = (
     "classes must hold one distinct label per column of y_score ({n_columns}); "
@@ -152,9 +163,9 @@ def class_columns(y_score, classes=None):
     with the frame's index for a pandas DataFrame, so the metrics check it
     against the other inputs' index; a float array otherwise) and the
     labels. A frame whose columns are ``classes`` in another order is read
-    by column name. NaN and infinities are left to the metrics' own error.
+    by column name.
     """
-    shape = score_shape(y_score)
+    shape = _matrix_shape(y_score)
     if shape[1] < 2:
         raise ValueError(PROBA_COLUMNS_ERROR.format(shape=shape, n_columns=shape[1]))
     y_score = _by_name(y_score, classes, shape[1])
@@ -171,8 +182,33 @@ def class_columns(y_score, classes=None):
     return columns, labels
 
 
+def _matrix_shape(y_score):
+    """The 2-D shape of ``y_score``, or an error saying what it is instead."""
+    shape = score_shape(y_score)
+    if shape is None and isinstance(y_score, (list, tuple)):
+        lengths = sorted({np.size(row) for row in y_score})
+        raise ValueError(RAGGED_ERROR.format(name="y_score", lengths=lengths[:5]))
+    if shape is None:
+        what = f"a {type(y_score).__name__}"
+        raise ValueError(PROBA_NDIM_ERROR.format(what=what))
+    if len(shape) != 2:
+        raise ValueError(PROBA_NDIM_ERROR.format(what=f"an array of shape {shape}"))
+    return shape
+
+
 def check_probabilities(matrix, labels):
-    """Raise :data:`PROBA_RANGE_ERROR` if a finite entry leaves [0, 1]."""
+    """Raise unless every entry is finite (:data:`PROBA_NON_FINITE_ERROR`) in [0, 1].
+
+    Entries outside [0, 1] raise :data:`PROBA_RANGE_ERROR`.
+    """
+    finite = np.isfinite(matrix)
+    if not finite.all():
+        row, column = np.argwhere(~finite)[0]
+        raise ValueError(
+            PROBA_NON_FINITE_ERROR.format(
+                n_bad=int((~finite).sum()), row=int(row), column=labels[int(column)]
+            )
+        )
     with np.errstate(invalid="ignore"):
         outside = (matrix < 0.0) | (matrix > 1.0)
     if outside.any():

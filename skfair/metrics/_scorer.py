@@ -68,6 +68,18 @@ MULTICLASS_RESPONSE_ERROR = (
     "{estimator} has none. Pass pos_label=<class> to score one class's "
     "{methods!r} against the rest."
 )
+MARGINS_ONLY_ERROR = (
+    "{scorer} scores {methods!r}, which {estimator} lacks: it has "
+    "decision_function only (margins, not probabilities). {fix}"
+)
+MARGINS_FIXES = {
+    "allowed": 'Pass response_method="decision_function" to the factory '
+    "(MCDP(0) is the same for margins as for any increasing map of them).",
+    "domain": 'Pass response_method="decision_function" with domain=None (the '
+    "margins' observed range) or domain=(lo, hi) in the margins' units.",
+    "neither": 'Pass response_method="predict" to score its hard predictions, '
+    "or wrap it in sklearn.calibration.CalibratedClassifierCV for predict_proba.",
+}
 SCORER_GIVEN_ERROR = (
     "{scorer} compares the groups among the samples of one true label "
     "(given={given!r}), relative to the positive class, but {estimator} has "
@@ -195,12 +207,33 @@ class _FairnessScorer:
             and len(classes) > 2
         ):
             return self._class_scores(estimator, X, classes), None
+        if not any(hasattr(estimator, m) for m in self._methods) and hasattr(
+            estimator, "decision_function"
+        ):
+            raise AttributeError(
+                MARGINS_ONLY_ERROR.format(
+                    scorer=repr(self),
+                    methods=self._methods,
+                    estimator=type(estimator).__name__,
+                    fix=MARGINS_FIXES[self._margins_fix()],
+                )
+            )
         return positive_class_scores(
             estimator,
             X,
             response_method=self._methods,
             pos_label=self._params["pos_label"],
         )
+
+    def _margins_fix(self):
+        """How this scorer's factory can score margins: a key of MARGINS_FIXES."""
+        if "decision_function" in _RESPONSES[self._metric] and (
+            self._kwargs.get("epsilon", 0) == 0 or not self._unit_domain()
+        ):
+            return "allowed"
+        if "domain" in inspect.signature(self._metric).parameters:
+            return "domain"
+        return "neither"
 
     def _class_scores(self, estimator, X, classes):
         """``(n_samples, n_classes)`` class probabilities of a multiclass model.

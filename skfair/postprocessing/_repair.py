@@ -23,7 +23,12 @@ from sklearn.utils._param_validation import (  # no public equivalent
     StrOptions,
 )
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
-from sklearn.utils.validation import check_random_state, indexable, validate_data
+from sklearn.utils.validation import (
+    check_random_state,
+    has_fit_parameter,
+    indexable,
+    validate_data,
+)
 
 from ..utils import check_sensitive_features
 from ..utils._dataframe import check_not_lazy
@@ -37,6 +42,16 @@ from ._calibration import (
     route_fit_params,
 )
 from ._groups import fit_groups, table_indices
+
+SENSITIVE_AT_FIT_ERROR = (
+    "{name}.fit got sensitive_features=, which {estimator}.fit does not take: "
+    "{name} reads the groups from X itself, at fit and at predict (so it works "
+    "in cross_val_score, GridSearchCV and Pipeline), from the column(s) named "
+    "by its sensitive= parameter. Put the groups in X and name them, e.g. "
+    '{name}(estimator, sensitive="group").fit(X.assign(group=s), y) for a '
+    "DataFrame, or sensitive=-1 with np.column_stack([X, s]) for an array (a "
+    "ColumnTransformer inside a Pipeline can keep the column from the model)."
+)
 
 #: The constraints of the parameters both post-processors take.
 REPAIR_PARAMETER_CONSTRAINTS = {
@@ -173,6 +188,14 @@ class BarycentreRepairMixin(SensitiveColumnsMixin):
         groups are encoded before the estimator sees ``X``, or after it when
         their labels are unhashable (the estimator's message comes first).
         """
+        if "sensitive_features" in fit_params and not has_fit_parameter(
+            self.estimator, "sensitive_features"
+        ):  # fairlearn's ThresholdOptimizer takes them at fit
+            raise TypeError(
+                SENSITIVE_AT_FIT_ERROR.format(
+                    name=type(self).__name__, estimator=type(self.estimator).__name__
+                )
+            )
         X, y = indexable(check_not_lazy(X), y)
         check_fit_shape(self, X)
         y, classes, sample_weight = self._check_fit_target(X, y, sample_weight)

@@ -18,6 +18,11 @@ NON_FINITE_ERROR = (
     "Got {count} non-finite value(s), the first at position {first}."
 )
 NOT_1D_ERROR = "{name} must be 1-dimensional, got an array of shape {shape}."
+RAGGED_ERROR = (
+    "{name} is a sequence of rows of different lengths ({lengths}); it needs one "
+    "value per sample, or a matrix with the same number of columns in every row "
+    "(class probabilities: one column per class)."
+)
 NOT_NUMERIC_ERROR = "{name} must be numeric (real numbers), got dtype {dtype}."
 INDEX_MISMATCH_ERROR = (
     "{first} and {second} are pandas objects with different indexes; skfair "
@@ -91,7 +96,13 @@ def column_1d(values, *, name):
     array(['a', 'b'], dtype='<U1')
     """
     _check_not_lazy(values, name)
-    array = np.asarray(values)
+    try:
+        array = np.asarray(values)
+    except ValueError:  # numpy's "inhomogeneous shape"
+        if not isinstance(values, (list, tuple)):
+            raise
+        lengths = sorted({np.size(row) for row in values})
+        raise ValueError(RAGGED_ERROR.format(name=name, lengths=lengths[:5])) from None
     if array.ndim == 2 and array.shape[1] == 1:
         array = array[:, 0]
     if array.ndim != 1:
@@ -430,9 +441,12 @@ def check_hard_labels(y_true, y_pred, *, pos_label=None):
     y_true, y_pred : array-like of shape (n_samples,)
         True and predicted class labels; together at most two distinct values.
     pos_label : object or None, default=None
-        The positive class; None means the larger of the two (sorted) labels.
-        With two observed labels it must be one of them; with one, a missing
-        ``pos_label`` simply means that no sample is positive.
+        The positive class; None means the larger of two observed (sorted)
+        labels, and with one observed label scikit-learn's and fairlearn's
+        ``pos_label=1`` (so a model that predicts 0 for everyone selects
+        nobody, whatever the truth). With two observed labels it must be one
+        of them; with one, a missing ``pos_label`` simply means that no
+        sample is positive.
 
     Returns
     -------
@@ -444,6 +458,9 @@ def check_hard_labels(y_true, y_pred, *, pos_label=None):
     >>> truth, pred = check_hard_labels(["no", "yes"], ["yes", "yes"])
     >>> truth.tolist(), pred.tolist()
     ([False, True], [True, True])
+    >>> truth, pred = check_hard_labels([0, 0], [0, 0])
+    >>> truth.tolist(), pred.tolist()
+    ([False, False], [False, False])
     """
     arrays = [_labels_1d(y_true, "y_true"), _labels_1d(y_pred, "y_pred")]
     check_same_length(*arrays, first_name="y_true", second_name="y_pred")
@@ -453,7 +470,8 @@ def check_hard_labels(y_true, y_pred, *, pos_label=None):
             TOO_MANY_CLASSES_ERROR.format(n_classes=len(classes), classes=classes[:10])
         )
     if pos_label is None:
-        pos_label = classes[-1]
+        # One observed label says nothing about which class is positive.
+        pos_label = classes[-1] if len(classes) == 2 else 1
     elif len(classes) == 2 and not any(same_label(c, pos_label) for c in classes):
         raise ValueError(POS_LABEL_ERROR.format(pos_label=pos_label, classes=classes))
     return arrays[0] == pos_label, arrays[1] == pos_label

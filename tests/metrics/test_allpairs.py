@@ -24,7 +24,9 @@ from skfair.metrics._kernels._allpairs import (
     cell_bounds,
     grid_bounds,
     max_over_pairs,
+    pairs_max_gap,
     support_sizes,
+    swept_max_gap,
 )
 from skfair.metrics.inference import metric_spec, shared_sort
 
@@ -175,3 +177,27 @@ def test_public_mcdp_equals_per_pair_path(seed, weighted, epsilon):
     assert mean == float(np.mean(values))
     curve = mcdp_curve(None, scores, epsilons=[epsilon, 0.0], **kwargs)
     assert curve[0] == res.value
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("n_groups", [2, 5, 40, 300])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_swept_worst_mcdp0_equals_every_pair_to_the_last_bit(seed, n_groups, weighted):
+    """MCDP(0), agg="max", over many groups: linear in the groups (issue 40)."""
+    scores, groups, weights = _data(
+        seed, n_groups, n=max(600, 20 * n_groups), weighted=weighted, ties=seed % 2 == 0
+    )
+    spec = metric_spec("mcdp", None)
+    _, resampler = shared_sort(
+        (None, scores, groups, weights, "intersection"), [spec], 1
+    )
+    base = np.ones(resampler.n) if weights is None else resampler.w_sorted
+    codes = resampler.cell_to_group[0][resampler.cell_sorted]
+    n = resampler.padded.shape[0]
+    steps = group_steps(resampler.point_of, codes, n_groups, n, base, integral=False)
+    exact = group_steps(resampler.point_of, codes, n_groups, n)  # integer counts
+    a, b = np.triu_indices(n_groups, 1)
+    for one in (steps, exact) if weights is None else (steps,):
+        every = pairs_max_gap(one, a, b).max()
+        assert swept_max_gap(one, a) == every
+    assert swept_max_gap(steps, a[:-1]) is None  # not every pair: no sweep

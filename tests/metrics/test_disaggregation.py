@@ -1,6 +1,7 @@
 """GroupMetricFrame: fairlearn's MetricFrame values, skfair's inputs and intervals."""
 
 import doctest
+import functools
 import warnings
 from pathlib import Path
 
@@ -292,12 +293,44 @@ def test_undefined_rates_are_nan_with_a_warning():
     y_true = np.array([0, 1] * 40)
     y_pred = np.array([0, 1] * 20 + [0] * 40)  # group "b" predicts no positive
     groups = np.repeat(["a", "b"], 40)
-    with pytest.warns(UndefinedMetricWarning, match="precision is undefined.*'b'"):
-        frame = GroupMetricFrame(
-            metrics="precision", y_true=y_true, y_pred=y_pred, sensitive_features=groups
-        )
+    nan_precision = functools.partial(skm.precision_score, zero_division=np.nan)
+    frame = GroupMetricFrame(
+        metrics=nan_precision, y_true=y_true, y_pred=y_pred, sensitive_features=groups
+    )
     assert np.isnan(frame.by_group["b"]) and frame.by_group["a"] == 1.0
     assert np.isnan(frame.difference())  # one group with a value: no comparison
+    y_true = np.array([0, 1] * 20 + [0] * 40)  # group "b" has no positive label
+    with pytest.warns(UndefinedMetricWarning, match="true_positive_rate is undef.*'b'"):
+        frame = GroupMetricFrame(
+            metrics="true_positive_rate",
+            y_true=y_true,
+            y_pred=y_pred,
+            sensitive_features=groups,
+        )
+    assert np.isnan(frame.by_group["b"]) and np.isnan(frame.difference())
+
+
+def test_scikit_learn_names_keep_its_zero_division_like_its_functions():
+    y_true = np.array([0, 1] * 40)
+    y_pred = np.array([0, 1] * 20 + [0] * 40)  # group "b" predicts no positive
+    groups = np.repeat(["a", "b"], 40)
+    with pytest.warns(UndefinedMetricWarning, match="precision_score is ill-def"):
+        frame = GroupMetricFrame(
+            metrics="precision_score",
+            y_true=y_true,
+            y_pred=y_pred,
+            sensitive_features=groups,
+        )
+    assert frame.by_group["b"] == 0.0 and frame.difference() == 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)  # scikit-learn's
+        theirs = MetricFrame(
+            metrics=skm.precision_score,
+            y_true=y_true,
+            y_pred=y_pred,
+            sensitive_features=groups,
+        )
+    _assert_frames_agree(frame, theirs)
 
 
 def test_input_errors_name_the_argument():
@@ -512,3 +545,214 @@ def test_coming_from_fairlearn_page_runs():
     result = runner.summarize(verbose=False)
     assert result.attempted > 20
     assert result.failed == 0
+
+
+# -- issue 40: one label, weighted counts, scikit-learn's own callables ------
+
+
+def test_one_label_follows_pos_label_1_like_fairlearn():
+    """A model that selects nobody, on a sample without positives."""
+    y = np.zeros(60, dtype=int)
+    groups = np.repeat(["a", "b"], 30)
+    metrics = {"sel": "selection_rate", "recall": "recall", "acc": "accuracy"}
+    with pytest.warns(UndefinedMetricWarning, match="recall is ill-defined"):
+        ours = GroupMetricFrame(
+            metrics=metrics, y_true=y, y_pred=y, sensitive_features=groups
+        )
+    assert ours.by_group["sel"].tolist() == [0.0, 0.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)  # scikit-learn's
+        theirs = MetricFrame(
+            metrics={
+                "sel": fairlearn_metrics.selection_rate,
+                "recall": skm.recall_score,
+                "acc": skm.accuracy_score,
+            },
+            y_true=y,
+            y_pred=y,
+            sensitive_features=groups,
+        )
+    _assert_frames_agree(ours, theirs)
+    # True is 1, as in scikit-learn; a single other label is not positive
+    for label, rate in [(True, 1.0), (2, 0.0), ("yes", 0.0)]:
+        frame = GroupMetricFrame(
+            metrics="selection_rate",
+            y_true=[label] * 60,
+            y_pred=[label] * 60,
+            sensitive_features=groups,
+        )
+        assert frame.by_group.tolist() == [rate, rate]
+    frame = GroupMetricFrame(  # an explicit pos_label is kept
+        metrics="selection_rate",
+        y_true=y,
+        y_pred=y,
+        sensitive_features=groups,
+        pos_label=0,
+    )
+    assert frame.by_group.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-300, 1e300])
+def test_count_with_weights_is_the_total_weight(scale):
+    weights = np.array([1.0, 1.0, 2.0, 4.0]) * scale
+    frame = GroupMetricFrame(
+        metrics={"count": "count", "acc": "accuracy"},
+        y_true=[0, 1, 1, 0],
+        y_pred=[0, 1, 0, 0],
+        sensitive_features=["a", "a", "b", "b"],
+        sample_params={
+            "count": {"sample_weight": weights},
+            "acc": {"sample_weight": weights},
+        },
+        min_group_size=1,
+    )
+    np.testing.assert_allclose(frame.by_group["count"], [2 * scale, 6 * scale])
+    np.testing.assert_allclose(frame.by_group["acc"], [1.0, 4.0 / 6.0])
+    assert frame.overall["count"] == pytest.approx(8 * scale)
+    low, _ = frame.by_group_interval()
+    np.testing.assert_allclose(low["count"], [2 * scale, 6 * scale])
+
+
+def _per_group(metric):
+    """``metric`` behind a wrapper that the frame cannot recognise: called per group."""
+
+    def called(y_true, y_pred, **params):
+        return metric(y_true, y_pred, **params)
+
+    return called
+
+
+_SKLEARN_CALLABLES = [
+    skm.accuracy_score,
+    skm.zero_one_loss,
+    skm.balanced_accuracy_score,
+    skm.recall_score,
+    skm.precision_score,
+    skm.f1_score,
+    functools.partial(skm.recall_score, zero_division=np.nan),
+    functools.partial(skm.precision_score, zero_division=1.0),
+    functools.partial(skm.f1_score, zero_division=0.0),
+    functools.partial(skm.recall_score, pos_label=0),
+    functools.partial(skm.precision_score, pos_label=0, zero_division=np.nan),
+]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_scikit_learn_callables_run_on_the_counts_with_identical_numbers(seed):
+    rng = np.random.default_rng(seed)
+    n = 240
+    groups = rng.choice(["a", "b", "c", "d"], n)
+    y_true = rng.integers(0, 2, n)
+    y_pred = rng.integers(0, 2, n)
+    y_true[groups == "b"] = 0  # no positive label
+    y_pred[groups == "c"] = 0  # no positive prediction
+    y_true[groups == "d"], y_pred[groups == "d"] = 1, 1  # no negative at all
+    metrics = {f"m{k}": metric for k, metric in enumerate(_SKLEARN_CALLABLES)}
+    called = {name: _per_group(metric) for name, metric in metrics.items()}
+    params = None
+    if seed % 2:
+        weights = rng.uniform(0.1, 5.0, n)
+        params = {name: {"sample_weight": weights} for name in metrics}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        warnings.simplefilter("ignore", UserWarning)  # scikit-learn's, per group
+        ours = GroupMetricFrame(
+            metrics=metrics,
+            y_true=y_true,
+            y_pred=y_pred,
+            sensitive_features=groups,
+            sample_params=params,
+            min_group_size=1,
+        )
+        reference = GroupMetricFrame(
+            metrics=called,
+            y_true=y_true,
+            y_pred=y_pred,
+            sensitive_features=groups,
+            sample_params=params,
+            min_group_size=1,
+        )
+        theirs = MetricFrame(
+            metrics=metrics,
+            y_true=y_true,
+            y_pred=y_pred,
+            sensitive_features=groups,
+            sample_params=params,
+        )
+    assert all(metric.by_counts for metric in ours._evaluation.metrics)
+    assert not any(metric.by_counts for metric in reference._evaluation.metrics)
+    _assert_frames_agree(ours, reference)
+    _assert_frames_agree(ours, theirs)
+
+
+def test_recall_name_and_recall_score_agree_with_a_group_without_positives():
+    rng = np.random.default_rng(40)
+    groups = np.repeat(["a", "b", "c"], [50, 40, 30])
+    y_true = rng.integers(0, 2, 120)
+    y_true[groups == "c"] = 0
+    y_pred = np.where(rng.random(120) < 0.7, y_true, 1 - y_true)
+    frames = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        for metric in [
+            "recall",
+            "recall_score",
+            skm.recall_score,
+            _per_group(skm.recall_score),
+        ]:
+            frames.append(
+                GroupMetricFrame(
+                    metrics=metric,
+                    y_true=y_true,
+                    y_pred=y_pred,
+                    sensitive_features=groups,
+                    min_group_size=1,
+                )
+            )
+        theirs = MetricFrame(
+            metrics=skm.recall_score,
+            y_true=y_true,
+            y_pred=y_pred,
+            sensitive_features=groups,
+        )
+    assert theirs.by_group["c"] == 0.0
+    for frame in frames:
+        _assert_same(frame.by_group.rename(None), theirs.by_group.rename(None))
+        assert frame.difference() == pytest.approx(theirs.difference(), abs=1e-12)
+
+
+def test_scikit_learn_callables_that_do_not_fit_the_counts_are_called():
+    rng = np.random.default_rng(3)
+    groups = rng.choice(["a", "b"], 200)
+    labels = rng.choice(["no", "yes", "maybe"], 200)
+    macro = functools.partial(skm.recall_score, average="macro")
+    frame = GroupMetricFrame(
+        metrics={"macro": macro, "acc": skm.accuracy_score},
+        y_true=labels,
+        y_pred=rng.permutation(labels),
+        sensitive_features=groups,
+        min_group_size=1,
+    )
+    assert not any(metric.by_counts for metric in frame._evaluation.metrics)
+    for label in ["a", "b"]:
+        mask = groups == label
+        expected = macro(labels[mask], frame._evaluation.samples.y_pred[mask])
+        assert frame.by_group.loc[label, "macro"] == pytest.approx(expected)
+    strings = np.where(labels == "yes", "yes", "no")
+    with pytest.raises(ValueError, match="pos_label=1 is not a valid label"):
+        GroupMetricFrame(  # scikit-learn's own error, as in fairlearn
+            metrics=skm.recall_score,
+            y_true=strings,
+            y_pred=strings,
+            sensitive_features=groups,
+            min_group_size=1,
+        )
+    frame = GroupMetricFrame(
+        metrics=functools.partial(skm.recall_score, pos_label="yes"),
+        y_true=strings,
+        y_pred=strings,
+        sensitive_features=groups,
+        min_group_size=1,
+    )
+    assert frame._evaluation.metrics[0].by_counts
+    assert frame.by_group.tolist() == [1.0, 1.0]

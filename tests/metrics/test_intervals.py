@@ -1,5 +1,8 @@
 """The default interval methods (Welch, Newcombe, bands) and the closed-form tests."""
 
+import itertools
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,12 +20,7 @@ from skfair.metrics._confidence import (
     CLOSED_FORM_METRIC_ERROR,
     METRIC_PARAMS_KEY_ERROR,
 )
-from skfair.metrics._disparity_test import (
-    CLOSED_FORM_TEST_ERROR,
-    ONE_SAMPLE_FIX,
-    ONE_SAMPLE_GROUP_ERROR,
-    ONE_SAMPLE_MARGINAL_FIX,
-)
+from skfair.metrics._disparity_test import CLOSED_FORM_TEST_ERROR
 from skfair.metrics.inference import (
     _bands,
     fold_abs,
@@ -547,44 +545,78 @@ def test_hard_predictions_get_newcombe_for_the_mean_gap():
 
 
 # -- unusual inputs ---------------------------------------------------------------
+def _exact_permutation_pvalue(metric, y, groups):
+    """The exact one-sided p-value: every distinct assignment of the labels."""
+    labels, counts = np.unique(groups, return_counts=True)
+
+    def assignments(free, sizes):
+        if not sizes:
+            yield []
+            return
+        for chosen in itertools.combinations(free, sizes[0]):
+            rest = [i for i in free if i not in chosen]
+            for tail in assignments(rest, sizes[1:]):
+                yield [chosen, *tail]
+
+    def value(g):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SmallGroupWarning)
+            return {"mcdp": mcdp, "abcc": abcc, "delta_dp": delta_dp}[metric](
+                None, y, sensitive_features=g, min_group_size=1
+            )
+
+    observed = value(groups)
+    null = []
+    for parts in assignments(list(range(y.size)), list(counts)):
+        g = np.empty(y.size, dtype=labels.dtype)
+        for label, members in zip(labels, parts):
+            g[list(members)] = label
+        null.append(value(g))
+    null = np.asarray(null)
+    return np.mean(null >= observed - 1e-12), null.size
+
+
 @pytest.mark.parametrize("metric", ["mcdp", "abcc", "delta_dp"])
-def test_a_permuted_group_of_one_sample_is_named(metric):
-    # scipy said "each sample in `data` must contain two or more observations"
+def test_a_permuted_group_of_one_sample_is_tested_as_audit_does(metric):
+    # scipy refuses a group of one sample ("two or more observations"); the
+    # permutations of the labels are as valid with it, and audit() tests it
     rng = np.random.default_rng(14)
-    y, g = rng.random(61), np.repeat(["a", "b", "c"], [30, 30, 1])
-    options = {"sensitive_features": g, "metric": metric, "n_resamples": 99}
-    with pytest.raises(ValueError) as info:
-        disparity_test(None, y, min_group_size=1, **options)
-    assert str(info.value) == ONE_SAMPLE_GROUP_ERROR.format(
-        label="c", where="sensitive_features", metric=metric, fix=ONE_SAMPLE_FIX
-    )
-    # the way out the message names
-    res = disparity_test(None, y, min_group_size=2, random_state=0, **options)
-    assert 0.0 < res.pvalue <= 1.0
+    y, g = rng.random(8), np.repeat(["a", "b", "c"], [4, 3, 1])
+    exact, n_partitions = _exact_permutation_pvalue(metric, y, g)
+    assert n_partitions == 280
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallGroupWarning)
+        res = disparity_test(
+            None,
+            y,
+            sensitive_features=g,
+            metric=metric,
+            method="permutation",
+            n_resamples=4999,
+            random_state=0,
+        )
+    assert res.method == "permutation" and res.n_resamples == 4999
+    # Monte Carlo p-value against the exact one: 4 standard errors
+    assert abs(res.pvalue - exact) <= 4 * np.sqrt(exact * (1 - exact) / 4999) + 2e-4
 
 
-def test_a_one_sample_intersection_under_marginal_names_the_way_out():
+def test_a_one_sample_intersection_under_marginal_is_tested():
     rng = np.random.default_rng(15)
     sex = np.r_[np.tile(["f", "m"], 30), ["f", "m"]]
     race = np.r_[np.repeat(["x", "y"], 30), ["z", "z"]]
     frame = pd.DataFrame({"sex": sex, "race": race})
     y = rng.random(62)
-    with pytest.raises(ValueError) as info:
-        disparity_test(
-            None,
-            y,
-            sensitive_features=frame,
-            metric="abcc",
-            combine="marginal",
-            n_resamples=99,
-            min_group_size=1,
-        )
-    assert str(info.value) == ONE_SAMPLE_GROUP_ERROR.format(
-        label=("f", "z"),
-        where="sensitive_features ('sex & race')",
+    res = disparity_test(
+        None,
+        y,
+        sensitive_features=frame,
         metric="abcc",
-        fix=ONE_SAMPLE_MARGINAL_FIX,
+        combine="marginal",
+        n_resamples=99,
+        min_group_size=1,
+        random_state=0,
     )
+    assert res.method == "permutation" and 0.0 < res.pvalue <= 1.0
 
 
 @pytest.mark.parametrize("test", [metric_confidence_interval, disparity_test])

@@ -35,6 +35,8 @@ terms grouped differently (rounding at the level of 1e-15 relative).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._ecdf import pair_codes, run_ends
@@ -52,6 +54,9 @@ _MAX_GRID = 4096
 _GRID_ROUNDING = 1e-9
 # Relative slack on the ABCC bounds (floating-point sums in another order).
 _SUM_SLACK = 1e-9
+# Points within this of the largest swept gap give candidate pairs (the sweep's
+# sums are rounded differently from the pairs' own gaps).
+_SWEEP_SLACK = 1e-9
 # Largest dense table (groups x points) of CDF positions in merged_gaps.
 _DENSE_CELLS = 1 << 22
 
@@ -540,9 +545,24 @@ class AllPairs:
         self.steps = group_steps(
             point_of, codes, n_groups, self.padded.shape[0], weights, integral=False
         )
-        self.a, self.b = pair_codes(n_groups)
+        self.n_groups = n_groups
         self.domain = domain
         self._plans = {}
+
+    @functools.cached_property
+    def _pairs(self):
+        """Every pair's codes (made on first use: 50 million at 10,000 groups)."""
+        return pair_codes(self.n_groups)
+
+    @property
+    def a(self):
+        """The first group of every pair."""
+        return self._pairs[0]
+
+    @property
+    def b(self):
+        """The second group of every pair."""
+        return self._pairs[1]
 
     def _plan(self, epsilon, rounding):
         key = (epsilon, rounding)
@@ -560,6 +580,10 @@ class AllPairs:
 
     def worst(self, epsilon, rounding):
         """Exact MCDP(ε) of the worst pair (:func:`worst_mcdp`)."""
+        if epsilon == 0.0:
+            swept = swept_max_gap(self.steps)  # every pair, none made
+            if swept is not None:
+                return swept
         plan = None if epsilon == 0.0 else self._plan(epsilon, rounding)
         return worst_mcdp(
             self.steps, self.a, self.b, self.padded, epsilon, plan, self.domain
@@ -575,6 +599,10 @@ def worst_mcdp(steps, a, b, padded, epsilon, plan, domain=(0.0, 1.0)):
     (None for ε = 0) and ``domain`` the ``(lo, hi)`` of the windows. The
     maximum is the one over every pair.
     """
+    if epsilon == 0.0:
+        swept = swept_max_gap(steps, a)
+        if swept is not None:
+            return swept
     top = cell_bounds(steps, a, b, padded)[0]
     sizes = support_sizes(steps, a, b)
     if epsilon == 0.0:
@@ -582,6 +610,59 @@ def worst_mcdp(steps, a, b, padded, epsilon, plan, domain=(0.0, 1.0)):
     grid = grid_bounds(steps, a, b, padded, epsilon, domain)
     bound = top if grid is None else np.minimum(top, grid)
     return max_over_pairs(bound, lambda i: pairs_mcdp(steps, a[i], b[i], plan), sizes)
+
+
+def swept_max_gap(steps, a=None):
+    """MCDP(0) of the worst of all pairs, in time linear in the steps, or None.
+
+    The largest gap over pairs at a point ``p`` is ``max_g F_g(p) - min_g
+    F_g(p)``; every CDF is non-decreasing, so the first is a running maximum
+    of the steps' values and the second one minus a running maximum (from
+    the right) of the survival ``1 - F_g`` just before each step: two passes
+    over the steps instead of one bound per pair (``n_groups^2`` of them).
+    These floating-point sums only *find* the pair: at each point within
+    ``_SWEEP_SLACK`` of the largest, the groups of the largest and the
+    smallest CDF are a candidate pair, and the candidates are evaluated by
+    :func:`pairs_max_gap`, so the value is the one of the full evaluation.
+    None unless ``a`` (the first group of each pair; None: every pair)
+    holds every pair (:func:`~._ecdf.pair_codes`) of groups that all have a
+    step and a positive total.
+    """
+    lengths = np.diff(steps.bounds)
+    n_groups = steps.n_groups
+    if (
+        n_groups < 2
+        or (a is not None and a.shape[0] != n_groups * (n_groups - 1) // 2)
+        or not (lengths > 0).all()
+        or not (steps.totals > 0).all()
+    ):
+        return None
+    group = np.repeat(np.arange(n_groups), lengths)
+    cdf = steps.values / steps.totals[group] if steps.exact else steps.values
+    before = np.r_[0.0, cdf[:-1]]
+    before[steps.bounds[:-1]] = 0.0  # a group's CDF before its first step
+    m = steps.n_points
+    highest = np.zeros(m)
+    np.maximum.at(highest, steps.points, cdf)
+    highest = np.maximum.accumulate(highest)  # max_g F_g(p)
+    survival = np.zeros(m + 1)
+    np.maximum.at(survival, steps.points, 1.0 - before)
+    survival = np.maximum.accumulate(survival[::-1])[::-1]
+    gap = highest - (1.0 - survival[1:])  # min_g F_g(p) = 1 - max_{q > p} S
+    near = np.flatnonzero(gap >= gap.max() - _SWEEP_SLACK)
+    pairs = []
+    chunk = max(1, _DENSE_CELLS // n_groups)
+    for lo in range(0, near.shape[0], chunk):
+        at = near[lo : lo + chunk]
+        rows = steps.at(np.arange(n_groups)[:, None], at[None, :])
+        if steps.exact:
+            rows = rows / steps.totals[:, None]
+        pairs.append(np.stack([rows.argmax(axis=0), rows.argmin(axis=0)], axis=1))
+    pairs = np.unique(np.sort(np.concatenate(pairs), axis=1), axis=0)
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    if pairs.shape[0] == 0:  # every CDF equal everywhere
+        return 0.0
+    return float(pairs_max_gap(steps, pairs[:, 0], pairs[:, 1]).max())
 
 
 def worst_abcc(steps, a, b, padded):

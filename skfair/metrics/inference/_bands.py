@@ -73,6 +73,11 @@ class BandData:
     def __init__(self, shared, norms):
         self.norms = tuple(dict.fromkeys(norms))
         self.points = shared.points
+        #: Values per group and resample: the CDF points and the KDE grids,
+        #: which size the batches of resamples (memory, whatever the groups).
+        self.row_width = self.points.size + sum(
+            norm[2] for norm in self.norms if isinstance(norm, tuple)
+        )
         self.n = shared.n
         w = np.ones(shared.n) if shared.w_sorted is None else shared.w_sorted
         self.groupings = []
@@ -183,12 +188,22 @@ class BandData:
         return out
 
     def kde_pair_values(self, norm):
-        """ABPC of every pair of every grouping, from the data's KDEs."""
+        """ABPC of every pair of every grouping, from the data's KDEs.
+
+        Pairs in blocks of ``_PAIR_BLOCK`` gaps: memory independent of the
+        number of pairs (all at once held ~130 KB per pair at 5000 points).
+        """
         out = []
         for grouping in self.groupings:
             _, dens, grid = grouping["kde"][norm]
             a, b = pair_codes(len(grouping["members"]))
-            out.append(np.trapezoid(np.abs(dens[a] - dens[b]), grid, axis=-1))
+            values = np.empty(a.shape[0])
+            step = max(1, _PAIR_BLOCK // max(grid.shape[0], 1))
+            for lo in range(0, a.shape[0], step):
+                pa, pb = a[lo : lo + step], b[lo : lo + step]
+                gaps = np.abs(dens[pa] - dens[pb])
+                values[lo : lo + step] = np.trapezoid(gaps, grid, axis=-1)
+            out.append(values)
         return out
 
     def scales(self, norm):
@@ -308,7 +323,8 @@ class BandData:
         scale = self.scales(norm)[k]
         integrate = self._integrator(norm, k)
         if not self.pair_mode(norm):
-            return (integrate(np.abs(centred)) / scale[:, None]).max(axis=0)
+            np.abs(centred, out=centred)  # no copy of groups x rows x points
+            return (integrate(centred) / scale[:, None]).max(axis=0)
         a, b = pair_codes(scale.shape[0])
         s = np.sqrt(scale[a] ** 2 + scale[b] ** 2)
         best = np.full(centred.shape[1], -np.inf)

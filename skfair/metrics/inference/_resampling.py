@@ -254,7 +254,7 @@ def bootstrap_draws(
     batch = batch_size(shared.n)
     if band is not None:
         n_groups = sum(g.n_groups for g in shared.groupings)
-        batch = max(1, _BATCH_CELLS // (shared.n + n_groups * band.points.size))
+        batch = max(1, _BATCH_CELLS // (shared.n + n_groups * band.row_width))
     with warnings.catch_warnings():
         # NaN resamples (ABPC undefined) give NaN bounds, reported as such
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
@@ -304,7 +304,7 @@ def class_band_maxima(shareds, bands, n_resamples, rng, progress=None):
     first = shareds[0]
     data, fixed = _strata(first)
     n_groups = sum(g.n_groups for g in first.groupings)
-    cells = sum(first.n + n_groups * band.points.size for band in bands)
+    cells = sum(first.n + n_groups * band.row_width for band in bands)
     batch = max(1, _BATCH_CELLS // cells)
     # scipy's batches: each cell's resampled indices, in this order
     draws = (
