@@ -419,7 +419,12 @@ class ThresholdAdvice:
     (``reason`` says why). ``no_positives`` and ``no_negatives`` name the
     groups with a single outcome: their balanced accuracy is undefined and
     a positive rate of 0 (or 1) there does not rule a threshold out.
-    ``excluded`` marks the candidates never recommended.
+    ``excluded`` marks the candidates never recommended. ``reason`` is
+    written from these masks, so that it is true of every candidate it
+    speaks of: ``current_trivial`` names the groups with both outcomes that
+    the audit's own threshold selects at 0% or 100% (it is named when the
+    reason rules thresholds out for doing the same); ``n_smaller`` counts
+    the candidates with a smaller gap than the audit's threshold.
     """
 
     performance: str
@@ -435,3 +440,5 @@ class ThresholdAdvice:
     n_excluded: int
     excluded: tuple = field(repr=False, default=())
     pos_label: object = None
+    current_trivial: tuple = ()
+    n_smaller: int = 0

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 
 from ..utils import SMALL_GROUP_SIZE
-from ._advice import LOSES_PERFORMANCE
 from ._common import (
     FEW_POSITIVES,
     FOUR_FIFTHS,
@@ -538,12 +537,6 @@ def advice_sentences(report):
         ]
     else:
         why = advice.reason
-        if why == LOSES_PERFORMANCE:
-            why = (
-                f"every threshold with a smaller gap keeps less than {share} of "
-                f"the best {name} ({best.performance:.4f}, at t = "
-                f"{best.threshold:.3g})"
-            )
         out = [
             f"No threshold improves on the audit's {cur.threshold:g} (positive-rate "
             f"gap {cur.delta_dp:.4f}, {name} {cur.performance:.4f}): {why}."

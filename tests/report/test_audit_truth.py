@@ -1,0 +1,156 @@
+"""Issue 36: every sentence of the audit is true of the facts it speaks of.
+
+Each test builds messy groupings (one-person groups, groups without
+positives, 40+ intersections) or uses a bundled dataset, and checks the
+report's sentences against a recomputation from its own tables.
+"""
+
+import numpy as np
+import pytest
+
+from skfair import audit
+from skfair.datasets import load_compas, load_german_credit
+
+FAST = {"n_resamples": 19, "n_permutations": 19}
+pytestmark = pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")
+
+
+def messy(seed, n=600, n_groups=44):
+    """Scores and labels over ``n_groups`` groups, some tiny, some one-outcome."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.multinomial(n - n_groups, rng.dirichlet(np.full(n_groups, 0.4))) + 1
+    g = np.repeat([f"g{k:02d}" for k in range(n_groups)], sizes)
+    shift = rng.normal(0, 0.25, n_groups)[np.repeat(np.arange(n_groups), sizes)]
+    scores = np.clip(rng.beta(2, 3, g.size) + shift, 0, 1)
+    y = (rng.random(g.size) < scores).astype(int)
+    y[g == "g00"] = 0  # a group without positives
+    y[g == "g01"] = 1  # a group without negatives
+    return y, scores, g
+
+
+def compas():
+    bunch = load_compas()
+    return (
+        np.asarray(bunch.target),
+        bunch.data["decile_score"].to_numpy() / 10.0,
+        bunch.sensitive,
+    )
+
+
+def german():
+    bunch = load_german_credit()
+    numeric = bunch.data.select_dtypes("number")
+    z = (numeric - numeric.mean()) / numeric.std()
+    scores = 1 / (1 + np.exp(-z.mean(axis=1).to_numpy()))
+    return np.asarray(bunch.target), scores, bunch.sensitive
+
+
+def below_half():
+    """A group with both outcomes that the audit's 0.5 selects nobody in.
+
+    ``low`` (scores below 0.45) is at 0% at 0.5 and ``high`` (0.35 to 0.9)
+    at 73%; every threshold with a smaller gap selects everybody in ``high``
+    (below 0.35) or nobody in ``low`` (above 0.45), as 0.5 itself does, and
+    those in between have larger gaps.
+    """
+    rng = np.random.default_rng(4)
+    parts = {"low": (0.0, 0.45, 400), "high": (0.35, 0.9, 400)}
+    g = np.concatenate([np.repeat(k, n) for k, (_, _, n) in parts.items()])
+    scores = np.concatenate([rng.uniform(a, b, n) for a, b, n in parts.values()])
+    y = (rng.random(g.size) < 0.5).astype(int)
+    return y, scores, g
+
+
+CASES = {
+    "messy-44": lambda: messy(0),
+    "messy-one-person": lambda: messy(1, n=300, n_groups=50),
+    "below-half": below_half,
+    "compas": compas,
+    "german": german,
+}
+
+
+# -- item 3: the trade-off note --------------------------------------------------------
+def _both_outcome_trivial(report):
+    """Per candidate threshold, whether a group with both outcomes is at 0 or 1."""
+    tradeoff, advice = report.tradeoff, report.advice
+    rates = tradeoff.positive_rates
+    one = set(advice.no_positives) | set(advice.no_negatives)
+    no_pos, no_neg = set(advice.no_positives), set(advice.no_negatives)
+    out = np.zeros(len(rates), bool)
+    for column in rates.columns:
+        name = str(column)
+        r = rates[column].to_numpy(float)
+        low = (r <= 0) & (name not in no_pos)
+        high = (r >= 1) & (name not in no_neg)
+        out |= low | high
+    assert one <= {str(c) for c in rates.columns}
+    return out
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_tradeoff_note_is_true(case):
+    y, scores, groups = CASES[case]()
+    report = audit(y, scores, sensitive_features=groups, **FAST)
+    advice = report.advice
+    table = report.tradeoff.candidates
+    gaps = table["delta_dp"].to_numpy(float)
+    t = table["threshold"].to_numpy(float)
+    smaller = gaps < advice.current.delta_dp - 1e-12
+    trivial = _both_outcome_trivial(report)
+    at = int(np.flatnonzero(np.isclose(t, advice.current.threshold))[0])
+    no_pos, no_neg = set(advice.no_positives), set(advice.no_negatives)
+    at_rates = report.tradeoff.positive_rates.iloc[at]
+    current_trivial = {
+        str(c)
+        for c, r in at_rates.items()
+        if (r <= 0 and str(c) not in no_pos) or (r >= 1 and str(c) not in no_neg)
+    }
+    assert set(advice.current_trivial) == current_trivial
+    assert advice.n_smaller == int(smaller.sum())
+    why = advice.reason
+    if advice.recommended is not None:
+        assert why is None
+        k = int(np.flatnonzero(np.isclose(t, advice.recommended.threshold))[0])
+        assert smaller[k] and not trivial[k]
+        return
+    summary = " ".join(report.to_dict()["plain_summary"])
+    assert why in summary
+    if why.startswith("every threshold with a smaller gap selects nobody"):
+        assert smaller.any() and trivial[smaller].all()
+        # the audit's own threshold is named when it does the same
+        assert ("so does the audit's own threshold" in why) == bool(current_trivial)
+    elif why.startswith("every threshold with a smaller gap keeps less than"):
+        floor = 0.95 * advice.best.performance
+        perf = table["performance"].to_numpy(float)
+        assert smaller.any() and not (perf[smaller] >= floor).any()
+    elif why == "no candidate threshold has a smaller gap":
+        assert not smaller.any()
+    elif why.startswith("of the "):
+        n = int(why.split()[2])
+        assert n == smaller.sum()
+        k = int(why.split(", ")[1].split()[0]) if "select nobody" in why else 0
+        assert k == int((smaller & trivial).sum())
+    else:
+        assert why.startswith("every candidate threshold selects nobody")
+        assert advice.best is None
+        if "or leaves the performance undefined" not in why:
+            assert trivial.all()
+        assert ("the audit's own included" in why) == bool(current_trivial)
+
+
+def test_the_note_names_the_audit_threshold_when_it_selects_nobody_too():
+    # the issue's case: the note ruled fairer thresholds out for leaving a
+    # group with both outcomes at 0%, which the audit's 0.5 does as well
+    y, scores, g = below_half()
+    report = audit(y, scores, sensitive_features=g, **FAST)
+    advice = report.advice
+    assert advice.current_trivial == ("low",)
+    assert advice.recommended is None and advice.best is not None
+    assert advice.reason == (
+        "every threshold with a smaller gap selects nobody (or everybody) in "
+        "some group with both outcomes; so does the audit's own threshold "
+        "(low at 0%)"
+    )
+    summary = report.to_dict()["plain_summary"]
+    assert any(advice.reason in sentence for sentence in summary)
