@@ -30,6 +30,8 @@ from ._common import (
     AUDIT_SCORE_REASON,
     auto_resamples,
     check_progress,
+    report_metrics,
+    sized_permutations,
 )
 from ._compute import (
     audited_inputs,
@@ -160,7 +162,13 @@ def audit(
         million rows takes well under a minute. The number is in the report;
         pass e.g. 999 for finer interval ends.
     n_permutations : int or None, default=None
-        Permutations of the permutation tests; None as ``n_resamples``.
+        Permutations of the permutation tests. None: as ``n_resamples`` when
+        that is given; else enough for Holm's correction over the audit's
+        tests to reject (the smallest p-value ``1 / (B + 1)`` at most
+        ``(1 - confidence_level) / m`` for ``m`` tests, one per metric and,
+        for a multiclass audit, per class: 500 for five classes at 0.95),
+        and at least the default ``n_resamples`` (199 up to 100 000 samples;
+        a binary audit's six tests need 120). The report states the number.
     combine : {"intersection", "marginal"}, default="intersection"
         How several attributes are combined by the metrics.
     random_state : int, RandomState, Generator or None, default=0
@@ -361,13 +369,15 @@ def audit(
     sensitive_groupings(
         sensitive_features, n_samples=n, combine=combine, min_group_size=min_group_size
     )
-    resampling = _check_resampling(n, n_resamples, n_permutations, random_state)
+    draws = (n_resamples, n_permutations, random_state)
     if task == "regression":
         settings = regression_settings(settings, scores, reason)
+        resampling = _check_resampling(n, settings, *draws)
         inputs = AuditInputs(scores, sensitive_features, y)
         return audit_regression(inputs, settings, resampling, progress)
     if task == "multiclass":
         settings = multiclass_settings(settings, reason)  # checks the threshold
+        resampling = _check_resampling(n, settings, *draws, n_columns=scores.shape[1])
         return audit_multiclass(
             data, sensitive_features, settings, resampling, progress
         )
@@ -375,6 +385,7 @@ def audit(
     if X is not None and y is None:
         raise ValueError(AUDIT_HFM_LABELS_ERROR)
     settings = dataclasses.replace(settings, pos_label=pos_label)
+    resampling = _check_resampling(n, settings, *draws)
     inputs = AuditInputs(scores, sensitive_features, y)
     return _audit_in_memory(inputs, X, settings, resampling, progress)
 
@@ -491,10 +502,23 @@ def _check_settings(
     )
 
 
-def _check_resampling(n_samples, n_resamples, n_permutations, random_state):
-    """Resamples and permutations (None: :func:`auto_resamples`), validated."""
+def _check_resampling(
+    n_samples, settings, n_resamples, n_permutations, random_state, n_columns=1
+):
+    """Resamples and permutations, validated.
+
+    ``n_resamples`` None: :func:`auto_resamples`. ``n_permutations`` None:
+    as ``n_resamples`` when that was given, else enough for Holm's
+    correction over the audit's tests (one per metric, per class for a
+    multiclass audit) to reject (:func:`sized_permutations`).
+    """
+    if n_permutations is None:
+        if n_resamples is None:
+            n_tests = len(report_metrics(settings)) * n_columns
+            n_permutations = sized_permutations(n_samples, n_tests, settings.alpha)
+        else:
+            n_permutations = n_resamples
     n_resamples = auto_resamples(n_samples) if n_resamples is None else n_resamples
-    n_permutations = n_resamples if n_permutations is None else n_permutations
     return Resampling(
         n_resamples=check_n_resamples(n_resamples),
         n_permutations=check_n_resamples(n_permutations),

@@ -265,8 +265,26 @@ def shown_pvalue(result):
     return format_pvalue(p) if p < 0.001 else "= " + format_pvalue(p)
 
 
+def tested_family(report):
+    """``(decidable, rejected)``: the tests the summary reads, and Holm's rejections.
+
+    The decidable tests are those with a p-value, a test and no
+    ``untestable_reason``; the rejected ones are those Holm's step-down
+    procedure rejects at the audit's level (:func:`holm_rejected`). Every
+    sentence that reads a test reads it through this one family, so that
+    the headline and the summary never disagree.
+    """
+    results = [r for r in report.metric_results if r.defined]
+    decidable = [
+        r
+        for r in results
+        if math.isfinite(r.pvalue) and r.untestable_reason is None and r.test
+    ]
+    return decidable, holm_rejected(decidable, report.settings.alpha)
+
+
 def evidence(report, result):
-    """What a metric's test says, in words."""
+    """What a metric's test says, in words, read as the summary reads it."""
     if result.untestable_reason is not None:
         return (
             f"untestable here: its {test_phrase(result.test)} cannot decide "
@@ -274,12 +292,27 @@ def evidence(report, result):
         )
     if report.engine == "dask" or not math.isfinite(result.pvalue):
         return "no p-value (see the notes)"
-    p = result.pvalue
-    if p < report.settings.alpha:
-        strength = "unlikely to be noise"
+    p, level = result.pvalue, report.settings.alpha
+    decidable, rejected = tested_family(report)
+    m = len(decidable)
+    said = f"{test_phrase(result.test)} p {shown_pvalue(result)}"
+    if any(r.key == result.key for r in rejected):
+        correction = f" after Holm's correction for {m} tests" if m > 1 else ""
+        return f"{said}, unlikely to be noise{correction}"
+    if p < level:
+        said = (
+            f"{said}, below {level:g} alone but not after Holm's correction for "
+            f"{m} tests: no finding"
+        )
     else:
-        strength = "compatible with noise"
-    return f"{test_phrase(result.test)} p {shown_pvalue(result)}, {strength}"
+        said = f"{said}, compatible with noise"
+    low = interval_of(result)[0]
+    if low is not None and math.isfinite(low) and low > 0:
+        said += (
+            "; the interval lies above 0 as that of a gap, never negative, does "
+            "even between identical groups, so it is no test"
+        )
+    return said
 
 
 def _metric(report, key):
@@ -447,14 +480,9 @@ def _verdict_sentences(report, noun="scores"):
     if report.engine == "dask":
         return []
     results = [r for r in report.metric_results if r.defined]
-    decidable = [
-        r
-        for r in results
-        if math.isfinite(r.pvalue) and r.untestable_reason is None and r.test
-    ]
+    decidable, rejecting = tested_family(report)
     untestable = [r for r in results if r.untestable_reason is not None]
     level = report.settings.alpha
-    rejecting = holm_rejected(decidable, level)
     held_back = [r for r in decidable if r.pvalue < level and r not in rejecting]
 
     def cited(rs):

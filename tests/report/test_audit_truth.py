@@ -154,3 +154,70 @@ def test_the_note_names_the_audit_threshold_when_it_selects_nobody_too():
     )
     summary = report.to_dict()["plain_summary"]
     assert any(advice.reason in sentence for sentence in summary)
+
+
+# -- item 5: resampling sized to the tests; one verdict per test ----------------------
+def _holm(pvalues, level):
+    """Brute-force Holm: the indices rejected at ``level``."""
+    order = np.argsort(pvalues, kind="stable")
+    out = set()
+    for i, k in enumerate(order):
+        if pvalues[k] > level / (len(pvalues) - i):
+            break
+        out.add(int(k))
+    return out
+
+
+def _multiclass_shift(n=120, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    g = np.repeat(["a", "b"], n // 2)
+    logits = rng.normal(0, 1, (n, k))
+    logits[:, 0] += 2.5 * (g == "a")
+    proba = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    y = np.array([rng.choice(k, p=p) for p in proba])
+    return y, proba, g
+
+
+def test_default_permutations_let_holm_reject_over_every_test():
+    y, proba, g = _multiclass_shift()
+    report = audit(y, proba, sensitive_features=g, n_resamples=9)
+    # n_resamples given, n_permutations None: the same number (the user's)
+    assert report.n_permutations == 9
+    report = audit(y, proba, sensitive_features=g)
+    tests = [r for r in report.metric_results if r.test]
+    m = len(tests)
+    assert m == 15  # five metrics with a test, three classes
+    assert report.n_permutations == 300
+    assert 1 / (report.n_permutations + 1) <= 0.05 / m
+    # a clear shift of class 0 is a finding by a permutation test, and the
+    # headline says what the summary says
+    summary = " ".join(report.to_dict()["plain_summary"])
+    rejected = _holm(np.array([r.pvalue for r in tests]), 0.05)
+    assert any(tests[i].test == "permutation" for i in rejected)
+    mcdp = next(r for r in tests if r.key == "mcdp[0]")
+    assert tests.index(mcdp) in rejected
+    assert "class 0: MCDP(0) (" in summary.split("On its own")[0]
+    text = report.to_dict()["headline"]["text"]
+    assert "unlikely to be noise after Holm's correction for 15 tests" in text[-1]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_headline_and_summary_read_each_test_the_same_way(case):
+    y, scores, groups = CASES[case]()
+    report = audit(y, scores, sensitive_features=groups, n_resamples=19)
+    decidable = [
+        r
+        for r in report.metric_results
+        if r.defined and np.isfinite(r.pvalue) and r.test and not r.untestable_reason
+    ]
+    rejected = _holm(np.array([r.pvalue for r in decidable]), 0.05)
+    found = {decidable[i].short_name for i in rejected}
+    mcdp = next(r for r in report.metric_results if r.key == "mcdp")
+    text = " ".join(report.to_dict()["headline"]["text"])
+    summary = " ".join(report.to_dict()["plain_summary"])
+    claims = "unlikely to be noise" in text
+    assert claims == ("MCDP(0)" in found and mcdp in decidable)
+    if "MCDP(0)" in found:
+        assert "The groups differ beyond chance" in summary
+    elif mcdp in decidable and mcdp.pvalue < 0.05:
+        assert "not after Holm's correction" in text and "no finding" in text
