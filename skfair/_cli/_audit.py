@@ -239,7 +239,8 @@ def _add_audit_arguments(parser):
             "T",
             "decision threshold, decision = score >= T, in the scores' units "
             "(a logit with --score-type logit; the target's with --task "
-            "regression) (default: auto, 0.5 for scores, none for a regressor)",
+            "regression) (default: auto, 0.5 for probabilities, 0 for logits and "
+            "margins, none for a regressor)",
         ),
         (
             "--epsilon",

@@ -136,10 +136,12 @@ def audit(
         Group labels; a DataFrame names its attributes.
     threshold : float or "auto", default="auto"
         The decision threshold (decisions ``y_score >= threshold``), in the
-        scores' own units: a logit with ``score_type="logit"`` (pass e.g. 0),
-        a margin with ``score_type="margin"``. "auto": 0.5 for a binary
-        classifier; none for a regressor (its report has facts at a
-        threshold, in the target's units, only when one is given).
+        scores' own units: a logit with ``score_type="logit"``, a margin with
+        ``score_type="margin"``. "auto": 0.5 for probabilities, 0 for logits
+        (a probability of 0.5) and margins (the decision boundary), said in
+        the report's lead (``settings.threshold_rule``); none for a
+        regressor (its report has facts at a threshold, in the target's
+        units, only when one is given).
     X : array-like or DataFrame of shape (n_samples, n_features), default=None
         The **non-sensitive** features; if given (with ``y_true``), HFM
         (:func:`skfair.metrics.hfm`) of the decisions is reported.
@@ -544,13 +546,22 @@ def _score_settings(settings, score_type):
 
     A logit threshold is kept as given (``score_threshold``) and its sigmoid,
     on the scale of the mapped scores, is the ``threshold`` every number is
-    computed at. "auto" is 0.5 (ε: 0.05).
+    computed at. "auto" is 0.5 for probabilities and 0 for logits and
+    margins, recorded in ``threshold_rule`` (ε: 0.05).
     """
     epsilon = 0.05 if _is_auto(settings.epsilon) else settings.epsilon
+    rule = None
+    threshold = settings.threshold
+    if _is_auto(threshold):
+        # raw scores decide at 0: a logit of 0 is a probability of 0.5, a
+        # margin of 0 the side of the decision boundary
+        threshold = 0.5 if score_type == "probability" else 0.0
+        rule = _AUTO_THRESHOLD_RULES[score_type]
     settings = dataclasses.replace(
         settings,
         epsilon=check_fraction(epsilon, name="epsilon", closed=False),
-        threshold=0.5 if _is_auto(settings.threshold) else settings.threshold,
+        threshold=threshold,
+        threshold_rule=rule,
     )
     value = settings.threshold
     if score_type == "probability":
@@ -572,6 +583,13 @@ def _score_settings(settings, score_type):
         score_type=score_type,
         score_threshold=raw,
     )
+
+
+_AUTO_THRESHOLD_RULES = {
+    "probability": "threshold auto: 0.5",
+    "logit": "threshold auto: 0 for logits",
+    "margin": "threshold auto: 0 for margins, the decision boundary",
+}
 
 
 def _is_auto(value):

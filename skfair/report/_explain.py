@@ -142,13 +142,16 @@ def _tradeoff_text(report):
 def decision_rule(settings):
     """``"the score ≥ 0.5"``, or the rule in logits or margins (their units)."""
     kind = settings.score_type
+    rule = getattr(settings, "threshold_rule", None)
+    chosen = "" if rule is None or kind == "probability" else f"; {rule}"
     if kind == "logit":
         return (
             f"the logit ≥ {settings.decision_threshold:g} (the sigmoid-mapped "
-            f"probability ≥ {settings.threshold:.4g})"
+            f"probability ≥ {settings.threshold:.4g}{chosen})"
         )
+    chosen = chosen.replace("; ", " (", 1) + ")" if chosen else ""
     if kind == "margin":
-        return f"the margin ≥ {settings.decision_threshold:g}"
+        return f"the margin ≥ {settings.decision_threshold:g}{chosen}"
     return f"the score ≥ {settings.threshold:g}"
 
 

@@ -39,6 +39,8 @@ class Settings:
     ``threshold`` None). For regression, ``threshold`` is None unless
     one was given (in the target's units), ε is in the target's units and
     ``epsilon_rule`` says how the default was chosen (None when given).
+    ``threshold_rule`` says how the default threshold was chosen (0.5 for
+    probabilities, 0 for logits and margins; None when given).
     """
 
     title: str
@@ -54,6 +56,7 @@ class Settings:
     task: str = "binary"
     task_reason: str | None = None
     epsilon_rule: str | None = None
+    threshold_rule: str | None = None
 
     @property
     def decision_threshold(self):

@@ -221,3 +221,31 @@ def test_headline_and_summary_read_each_test_the_same_way(case):
         assert "The groups differ beyond chance" in summary
     elif mcdp in decidable and mcdp.pvalue < 0.05:
         assert "not after Holm's correction" in text and "no finding" in text
+
+
+# -- item 7: raw scores decide at 0 ----------------------------------------------------
+@pytest.mark.parametrize("case", ["messy-44", "compas"])
+@pytest.mark.parametrize("score_type", ["logit", "margin"])
+def test_raw_scores_decide_at_zero_by_default(case, score_type):
+    from scipy.special import expit, logit
+
+    y, scores, groups = CASES[case]()
+    raw = logit(np.clip(scores, 1e-6, 1 - 1e-6))
+    report = audit(y, raw, sensitive_features=groups, score_type=score_type, **FAST)
+    assert report.settings.decision_threshold == 0.0
+    # the decisions are raw >= 0: brute force from the group table's counts
+    table = report.groups
+    first = table[table["grouping"] == table["grouping"].iloc[0]]
+    assert first["n_selected"].sum() == int((raw >= 0).sum())
+    if score_type == "logit":
+        assert report.threshold == pytest.approx(expit(0.0))
+        rule = "the logit ≥ 0 (the sigmoid-mapped probability ≥ 0.5; threshold auto"
+    else:
+        assert report.threshold == 0.0
+        rule = "the margin ≥ 0 (threshold auto: 0 for margins, the decision boundary)"
+    assert rule in report.to_markdown()
+    # given explicitly, the threshold is not said to be the default
+    given = audit(
+        y, raw, sensitive_features=groups, score_type=score_type, threshold=0.0, **FAST
+    )
+    assert "threshold auto" not in given.to_markdown()
