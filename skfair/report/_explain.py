@@ -108,11 +108,17 @@ def _rates_text(report):
 def _tests_text(report):
     n = report.n_permutations
     floor = 1.0 / (n + 1)
+    keys = {r.key for r in report.metric_results}
+    binary = (
+        "ΔDP_b, the chi-square (Fisher's exact) test; "
+        if any(k.startswith("delta_dp@") for k in keys)
+        else ""
+    )
     return (
         "Tests of “no disparity”: MCDP(0) with two groups, the exact "
         "Kolmogorov–Smirnov test (asymptotic above 10 000 samples per group); "
-        "ΔDP_c, Welch's (Alexander–Govern's) test; ΔDP_b, the chi-square (Fisher's "
-        f"exact) test; otherwise a permutation test with {n} permutations of the "
+        f"ΔDP_c, Welch's (Alexander–Govern's) test; {binary}"
+        f"otherwise a permutation test with {n} permutations of the "
         f"group labels, shared by the metrics. With {n} permutations the smallest "
         f"p-value is 1/({n} + 1) = {floor:.3g}: the resolution limit (“≤ "
         f"{floor:.3g}” means larger than in every permutation). A permutation "

@@ -287,12 +287,34 @@ class ErrorGap:
 
 
 @dataclass(frozen=True)
+class BinBias:
+    """The mean residual of the samples whose true value is in one bin.
+
+    ``low_value`` and ``high_value`` are the bin's ends in ``y_true`` (a
+    quantile bin of the true values, ends included), ``size`` its samples,
+    ``value`` the mean residual (``y_pred - y_true``) with its Student-t
+    interval (``low``, ``high``; NaN with one sample).
+    """
+
+    low_value: float
+    high_value: float
+    size: int
+    value: float
+    low: float = float("nan")
+    high: float = float("nan")
+
+
+@dataclass(frozen=True)
 class RegressionFacts:
     """The regression headline's facts for one grouping.
 
     ``predictions`` is the range of the mean prediction over the groups;
     ``bias``, ``mae`` and ``rmse`` those of the mean residual
     (``y_pred - y_true``), the MAE and the RMSE (None without ``y_true``).
+    ``overall_bias`` is the mean residual of every audited sample and
+    ``bias_by_truth`` a :class:`BinBias` per quantile bin of ``y_true``
+    (the bias conditional on the true value, which the overall bias can
+    hide); both empty or None without ``y_true``.
     """
 
     grouping: str
@@ -301,6 +323,8 @@ class RegressionFacts:
     bias: ErrorGap | None = None
     mae: ErrorGap | None = None
     rmse: ErrorGap | None = None
+    overall_bias: BinBias | None = None
+    bias_by_truth: tuple = ()
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,8 @@ from ._sentences import (
 
 METRIC_HELP = (
     "Class k's rows compare the groups' distributions of the probability of "
-    "class k (one-vs-rest; 0 means identical distributions, lower is fairer). "
+    "class k (one-vs-rest; lower is fairer; ABCC, ABPC and MCDP(0) are 0 only "
+    "for identical distributions, ΔDP_c for equal mean probabilities). "
     "The gap rows are the largest difference over pairs of groups in a rate of "
     "one class (selection rate: the share predicted k; TPR: the share of "
     "class-k people predicted k; FPR: the share of the others predicted k), "
@@ -166,12 +167,24 @@ def _distribution_sentence(report):
             f"MCDP(0) = {d.value:.4f} ({pair}, {d.attribute}): the gap in the share "
             f"predicted {f.distribution_class} over all groups{interval}; {said}."
         )
+    k = len(f.classes)
+    where = (
+        f"whose probability of {f.distribution_class} is at most {d.score:.3g} "
+        f"differ by {100 * d.value:.1f} percentage points"
+    )
+    if d.score < 1.0 / k:
+        # below 1/K the class is never the most probable: no decision reads it
+        where = (
+            f"differ most, by {100 * d.value:.1f} percentage points, at a "
+            f"probability of {f.distribution_class} below 1/{k} (at most "
+            f"{d.score:.3g}), where the class is never the predicted one: a "
+            "gap in the scores, at no decision the model makes"
+        )
     return (
         "Over all thresholds of a class's probability, the largest gap between "
         f"two groups' CDFs is that of class {f.distribution_class}: MCDP(0) = "
         f"{d.value:.4f} ({pair}, {d.attribute}): the shares of the two groups "
-        f"whose probability of {f.distribution_class} is at most {d.score:.3g} "
-        f"differ by {100 * d.value:.1f} percentage points{interval}; {said}."
+        f"{where}{interval}; {said}."
     )
 
 

@@ -249,3 +249,102 @@ def test_raw_scores_decide_at_zero_by_default(case, score_type):
         y, raw, sensitive_features=groups, score_type=score_type, threshold=0.0, **FAST
     )
     assert "threshold auto" not in given.to_markdown()
+
+
+# -- item 4: regression bias -----------------------------------------------------------
+def _regression_cases():
+    from skfair.datasets import load_communities_crime
+
+    rng = np.random.default_rng(7)
+    n = 900
+    g = rng.choice(["f", "m", "x"], n, p=[0.45, 0.45, 0.1])
+    y = rng.integers(0, 53, n).astype(float)  # weeks worked: many ties
+    noise = y + rng.normal(0, 3, n)  # no bias anywhere
+    shrunk = np.clip(0.6 * y + 20 + rng.normal(0, 4, n), 0, 52)  # biased by truth
+    bunch = load_communities_crime()
+    truth = np.asarray(bunch.target, dtype=float)
+    crime = np.clip(truth + np.random.default_rng(1).normal(0, 0.1, truth.size), 0, 1)
+    return {
+        "noise": (y, noise, g),
+        "shrunk": (y, shrunk, g),
+        "crime": (truth, crime, bunch.sensitive),
+    }
+
+
+def _t_interval(values):
+    from scipy import stats
+
+    ci = stats.ttest_1samp(values, 0.0).confidence_interval(0.95)
+    return ci.low, ci.high
+
+
+@pytest.mark.parametrize("case", ["noise", "shrunk", "crime"])
+def test_regression_bias_claims_need_an_interval_away_from_zero(case):
+    y, pred, groups = _regression_cases()[case]
+    report = audit(y, pred, sensitive_features=groups, task="regression", **FAST)
+    summary = " ".join(report.to_dict()["plain_summary"])
+    codes = np.asarray(pd_series(groups))
+    for label in np.unique(codes):
+        low, high = _t_interval(pred[codes == label] - y[codes == label])
+        if f"over-predicts {label} by" in summary:
+            assert low > 0
+        if f"under-predicts {label} by" in summary:
+            assert high < 0
+        if low <= 0 <= high:
+            assert f"predicts {label} by" not in summary
+    facts = report.headline.regression
+    # the bins partition the samples; each bin's bias is its mean residual
+    bins = facts.bias_by_truth
+    assert sum(b.size for b in bins) == y.size
+    for b in bins:
+        rows = (y >= b.low_value) & (y <= b.high_value)
+        assert rows.sum() == b.size
+        assert b.value == pytest.approx(np.mean(pred[rows] - y[rows]))
+        assert (b.low, b.high) == pytest.approx(_t_interval(pred[rows] - y[rows]))
+    assert facts.overall_bias.value == pytest.approx(np.mean(pred - y))
+    if case == "shrunk":
+        # over-prediction for the lowest true values, none for the highest
+        assert bins[0].low > 0 and bins[0].value > 10
+        assert "by quantile bin of the true values (y_true): true values 0" in summary
+
+
+def pd_series(groups):
+    return groups.iloc[:, 0] if hasattr(groups, "iloc") and groups.ndim == 2 else groups
+
+
+# -- item 8: Methods says what was done ------------------------------------------------
+def test_methods_of_a_regression_audit_say_what_was_done():
+    y, pred, groups = _regression_cases()["noise"]
+    report = audit(y, pred, sensitive_features=groups, task="regression", **FAST)
+    methods = " ".join(report.to_dict()["methods"])
+    assert not any(r.key.startswith("delta_dp@") for r in report.metric_results)
+    assert "chi-square" not in methods  # no threshold: no ΔDP_b test run
+    assert "log-scale interval" in methods
+    assert "square root of the t interval" not in methods
+    page = report.to_html(figures=False)
+    assert "0 means identical distributions" not in page
+    with_t = audit(
+        y, pred, sensitive_features=groups, task="regression", threshold=26, **FAST
+    )
+    assert "chi-square" in " ".join(with_t.to_dict()["methods"])
+
+
+def test_a_multiclass_gap_below_one_over_k_is_said_to_be_no_decision():
+    rng = np.random.default_rng(2)
+    n, k = 400, 5
+    g = np.repeat(["a", "b"], n // 2)
+    proba = rng.dirichlet(np.ones(k), n)
+    # class 0: tiny probabilities that differ between the groups, never predicted
+    proba[:, 0] = np.where(g == "a", 1e-7, 1e-5) * rng.uniform(1, 2, n)
+    proba /= proba.sum(axis=1, keepdims=True)
+    y = rng.integers(1, k, n)
+    report = audit(y, proba, sensitive_features=g, classes=range(k), **FAST)
+    d = report.headline.distribution
+    text = report.to_dict()["headline"]["text"][-1]
+    if d.score < 1 / k:
+        assert "where the class is never the predicted one" in text
+        assert "is at most" not in text
+    else:
+        assert "is at most" in text
+    assert report.headline.multiclass.distribution_class == "0"
+    assert "0 means identical distributions" not in report.to_html(figures=False)
