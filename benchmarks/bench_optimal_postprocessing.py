@@ -497,7 +497,14 @@ def _fmt(values):
     return f"{acc:.4f} {gap:.3f}±{se:.3f}"
 
 
-def section_compare(venv=EP_VENV, seeds=range(10)):
+COMPARE_DATASETS = {
+    "adult": "Adult (sex)",
+    "compas": "COMPAS (race: AA vs C)",
+    "german": "German (sex)",
+}
+
+
+def section_compare(venv=EP_VENV, seeds=range(10), datasets=tuple(COMPARE_DATASETS)):
     print(
         "\n## Against error-parity and fairlearn (held-out; mean of "
         f"{len(seeds)} splits 50/25/25, LR scores)"
@@ -509,11 +516,9 @@ def section_compare(venv=EP_VENV, seeds=range(10)):
         "the post-processing rows combined)"
     )
     checks = []
-    for name, loader in (
-        ("Adult (sex)", adult_sex),
-        ("COMPAS (race: AA vs C)", compas_race),
-        ("German (sex)", german_sex),
-    ):
+    loaders = {"adult": adult_sex, "compas": compas_race, "german": german_sex}
+    for key in datasets:
+        name, loader = COMPARE_DATASETS[key], loaders[key]
         table = _compare_dataset(loader, seeds, venv)
         print(
             f"\n{name}\n constraint           tol    skfair             "
@@ -666,6 +671,13 @@ def main():
         "--ep-venv", default=str(EP_VENV), help="error-parity's virtual environment"
     )
     parser.add_argument("--ep-worker", nargs=2, metavar=("IN", "OUT"))
+    parser.add_argument(
+        "--datasets",
+        nargs="+",
+        choices=tuple(COMPARE_DATASETS),
+        default=tuple(COMPARE_DATASETS),
+        help="the data sets of --compare",
+    )
     args = parser.parse_args()
     if args.ep_worker:
         ep_worker(*args.ep_worker)
@@ -673,7 +685,7 @@ def main():
     chosen = [flag for flag in SECTIONS if getattr(args, flag)] or list(SECTIONS)
     for flag in chosen:
         if flag == "compare":
-            section_compare(args.ep_venv)
+            section_compare(args.ep_venv, datasets=args.datasets)
         else:
             SECTIONS[flag]()
 
