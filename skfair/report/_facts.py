@@ -361,6 +361,21 @@ class ConfusionMatrix:
 
 
 @dataclass(frozen=True)
+class ClassShare:
+    """One group's predicted and true share of one class.
+
+    ``predicted`` is the share of the group predicted ``label``; ``true``
+    the share whose true class is ``label`` (NaN without labels).
+    """
+
+    group: str
+    label: str
+    size: int
+    predicted: float
+    true: float = float("nan")
+
+
+@dataclass(frozen=True)
 class MulticlassFacts:
     """The multiclass headline's facts for one grouping.
 
@@ -372,7 +387,8 @@ class MulticlassFacts:
     a class whose rate no group has is left out of them);
     ``distribution_class`` the class of the largest MCDP(0); ``confusion``
     a :class:`ConfusionMatrix` per group of every table (empty without
-    labels).
+    labels); ``shares`` a :class:`ClassShare` per group of ``grouping`` and
+    class, the predicted share beside the true one.
     """
 
     classes: tuple
@@ -384,6 +400,7 @@ class MulticlassFacts:
     tpr: tuple = ()
     fpr: tuple = ()
     confusion: tuple = ()
+    shares: tuple = ()
 
 
 @dataclass(frozen=True)

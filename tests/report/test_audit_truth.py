@@ -348,3 +348,52 @@ def test_a_multiclass_gap_below_one_over_k_is_said_to_be_no_decision():
         assert "is at most" in text
     assert report.headline.multiclass.distribution_class == "0"
     assert "0 means identical distributions" not in report.to_html(figures=False)
+
+
+# -- item 5 (multiclass): shares beside true shares, small denominators ---------------
+def _multiclass_messy(seed=3, n=700, k=5):
+    rng = np.random.default_rng(seed)
+    g = rng.choice([f"g{i}" for i in range(6)], n, p=[0.4, 0.3, 0.2, 0.05, 0.04, 0.01])
+    logits = rng.normal(0, 1, (n, k))
+    logits[:, 0] += 1.5 * (g == "g0")
+    proba = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    y = np.array([rng.choice(k, p=p) for p in proba])
+    y[(g == "g5") & (y == 0)] = 1  # a group with no one of class 0
+    return y, proba, g
+
+
+def test_multiclass_shares_and_denominators_are_stated():
+    y, proba, g = _multiclass_messy()
+    report = audit(y, proba, sensitive_features=g, **FAST)
+    f = report.headline.multiclass
+    pred = proba.argmax(axis=1)
+    for c in f.shares:
+        rows = g == c.group
+        k = int(c.label)
+        assert c.size == rows.sum()
+        assert c.predicted == pytest.approx(np.mean(pred[rows] == k))
+        assert c.true == pytest.approx(np.mean(y[rows] == k))
+    text = report.to_dict()["headline"]["text"]
+    worst = max(f.selection, key=lambda gap: gap.value)
+    shares = next(t for t in text if t.startswith("The predicted (true) share"))
+    assert f"class {worst.label} in each group" in shares
+    # TPR and FPR rest on the people of (or not of) the class: said, and
+    # called small under 30
+    for gap in (*f.tpr, *f.fpr):
+        for end in (gap.lowest, gap.highest):
+            rows = g == end.group
+            k = int(gap.label)
+            denominator = int(
+                np.sum(y[rows] == k) if gap.rate == "tpr" else np.sum(y[rows] != k)
+            )
+            assert end.n_positive == denominator
+    rates = [t for t in text if t.startswith("One-vs-rest")]
+    for t in rates:
+        assert "the rate rests on" in t
+    for t in rates:
+        for piece in t.split("the rate rests on ")[1:]:
+            count = int(piece.split()[0].replace(",", ""))
+            small = piece.split(")")[0].endswith("a small denominator")
+            assert small == (count < 30)
+    page = report.to_html(figures=False).lower()
+    assert "disadvantage" not in page  # classes have no declared good side
