@@ -52,6 +52,7 @@ from ._facts import (
 from ._headline import binary_headline, computed_metrics
 from ._multiclass import audit_multiclass
 from ._multiclass_inputs import multiclass_inputs, multiclass_settings
+from ._provenance import prepare_audit
 from ._regression import (
     audit_regression,
     check_regression_options,
@@ -109,6 +110,8 @@ def audit(
     score_type="probability",
     task=None,
     classes=None,
+    sample_weight=None,
+    exclude=None,
 ):
     """Audit a model's scores: every fairness metric, its uncertainty, a report.
 
@@ -255,10 +258,26 @@ def audit(
         metrics of each class's probability column, per-class CDFs and a
         heat map. The predicted class is the most probable (``threshold``
         "auto"); ``X``, ``pos_label`` and ``score_type`` do not apply.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Frequency weights: non-negative whole numbers, each row standing for
+        that many people (e.g. rows aggregated by count). Every count, rate,
+        interval and test is then of the people (the rows are repeated by
+        their weight before the audit), and the notes say so. Non-integer
+        survey weights are refused (their design effect would change every
+        interval). Not on Dask.
+    exclude : label, sequence of labels, dict or None, default=None
+        Groups set aside before the audit, by label (a value of one
+        attribute, or the text of an intersection, ``"F & child"``): a
+        sequence of labels, or a mapping ``{label: reason}``; the notes name
+        each with its reason and its rows (e.g. groups whose outcome is fixed
+        by definition). An unknown label is an error. Not on Dask.
 
     Returns
     -------
     report : AuditReport
+        Its ``provenance`` (:class:`~skfair.report._provenance.Provenance`)
+        records skfair's version, the call, the input rows and their
+        SHA-256 checksum, the date, the weights and the groups set aside.
 
     Raises
     ------
@@ -331,15 +350,80 @@ def audit(
     >>> "<table" in report.to_html(figures=False)
     True
     """
+    shown = {
+        "threshold": threshold,
+        "score_type": score_type,
+        "task": task,
+        "min_group_size": min_group_size,
+        "reference": reference,
+        "combine": combine,
+        "n_resamples": n_resamples,
+        "n_permutations": n_permutations,
+        "exclude": exclude,
+    }
+    inputs = {"y_true": y_true, "y_score": y_score}
+    inputs["sensitive_features"] = sensitive_features
+    dask = check_not_mixed({k: v for k, v in inputs.items() if v is not None})
+    record, prepared = prepare_audit(
+        inputs, X, shown, sample_weight=sample_weight, exclude=exclude, dask=dask
+    )
+    y_true, y_score, sensitive_features, X = prepared
+    report = _audit_rows(
+        y_true,
+        y_score,
+        sensitive_features=sensitive_features,
+        threshold=threshold,
+        X=X,
+        epsilon=epsilon,
+        pos_label=pos_label,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        n_permutations=n_permutations,
+        combine=combine,
+        random_state=random_state,
+        title=title,
+        min_group_size=min_group_size,
+        reference=reference,
+        progress=progress,
+        score_type=score_type,
+        task=task,
+        classes=classes,
+        dask=dask,
+    )
+    report.provenance = record
+    return report
+
+
+def _audit_rows(
+    y_true,
+    y_score,
+    *,
+    sensitive_features,
+    threshold,
+    X,
+    epsilon,
+    pos_label,
+    confidence_level,
+    n_resamples,
+    n_permutations,
+    combine,
+    random_state,
+    title,
+    min_group_size,
+    reference,
+    progress,
+    score_type,
+    task,
+    classes,
+    dask,
+):
+    """:func:`audit` of the rows once weights and exclusions are applied."""
     score_type = check_score_type(score_type)
     task = check_task(task)
     settings = _check_settings(
         threshold, epsilon, confidence_level, combine, min_group_size, title, reference
     )
     progress = check_progress(progress)
-    data = {"y_true": y_true, "y_score": y_score}
-    data["sensitive_features"] = sensitive_features
-    dask = check_not_mixed({k: v for k, v in data.items() if v is not None})
     if dask and task in ("regression", "multiclass"):
         raise ValueError(AUDIT_DASK_REGRESSION_ERROR.format(task=task))
     task, reason = detect_task(None if dask else y_true, y_score, task)  # Dask: given

@@ -215,7 +215,12 @@ class ThresholdFacts:
     the labels (no positives or no negatives): set apart from every
     comparison, verdict, gap and ratio here (unless fewer than two groups
     would remain). ``n_below`` counts the groups whose interval of the
-    difference lies below 0.
+    difference lies below 0. The Newcombe intervals are simultaneous:
+    Bonferroni over ``n_comparisons`` (every pair of compared groups when the
+    reference is the most-selected group, which the data chose; the other
+    groups against a reference the user gave), so that "selected less" is
+    said of no group in at most ``1 - confidence_level`` of audits with no
+    difference.
     """
 
     threshold: float
@@ -234,6 +239,7 @@ class ThresholdFacts:
     fixed_outcome: tuple = ()
     confidence_level: float = 0.95
     n_below: int = 0
+    n_comparisons: int = 1
 
 
 @dataclass(frozen=True)

@@ -93,10 +93,19 @@ def _points(value):
     return f"{100 * value:+.1f}".replace("-", "−")
 
 
-def _diff_clause(g, ref, level):
+def _interval_name(facts):
+    """``"95% Newcombe interval"``, simultaneous when corrected."""
+    name = f"{100 * facts.confidence_level:g}% Newcombe interval"
+    m = facts.n_comparisons
+    if m > 1:
+        name = f"simultaneous {name} (Bonferroni over {m:,} comparisons)"
+    return name
+
+
+def _diff_clause(g, ref, facts):
     return (
         f"a difference of {_points(g.rate - ref.rate)} percentage points "
-        f"({100 * level:g}% Newcombe interval {_points(g.diff_low)} to "
+        f"({_interval_name(facts)} {_points(g.diff_low)} to "
         f"{_points(g.diff_high)})"
     )
 
@@ -116,14 +125,14 @@ def _disadvantage_sentence(facts):
             f"At the threshold {t:g}, no group of {facts.grouping} is selected "
             f"clearly less often than {_standard(facts)}, selected at "
             f"{_rate_with_interval(ref)}: for every other group compared, the "
-            f"{100 * facts.confidence_level:g}% Newcombe interval of the "
+            f"{_interval_name(facts)} of the "
             "difference in positive rates contains 0 or lies above it."
         )
     return (
         f"At the threshold {t:g}, {_who_small(d)} is selected less often than "
         f"{_standard(facts)} of {facts.grouping}: {_rate_with_interval(d)} "
         f"against {_pct(ref.rate)}, a positive-rate ratio of "
-        f"{format_ratio(d.ratio)}, {_diff_clause(d, ref, facts.confidence_level)}"
+        f"{format_ratio(d.ratio)}, {_diff_clause(d, ref, facts)}"
         f"{_among_below(facts)}."
     )
 

@@ -397,3 +397,94 @@ def test_multiclass_shares_and_denominators_are_stated():
             assert small == (count < 30)
     page = report.to_html(figures=False).lower()
     assert "disadvantage" not in page  # classes have no declared good side
+
+
+# -- item 10: weights, exclusions, provenance -------------------------------------
+def _children(seed=0, n=400):
+    rng = np.random.default_rng(seed)
+    sex = rng.choice(["F", "M"], n)
+    age = rng.choice(["child", "adult", "old"], n, p=[0.2, 0.6, 0.2])
+    scores = np.clip(rng.beta(2, 4, n) + 0.2 * (sex == "M"), 0, 1)
+    y = (rng.random(n) < scores).astype(int)
+    y[age == "child"] = 0
+    import pandas as pd
+
+    return y, scores, pd.DataFrame({"sex": sex, "age": age})
+
+
+def test_integer_weights_are_frequency_weights():
+    y, scores, frame = _children()
+    w = np.random.default_rng(1).integers(0, 4, len(y))
+    weighted = audit(y, scores, sensitive_features=frame, sample_weight=w, **FAST)
+    index = np.repeat(np.arange(len(y)), w)
+    repeated = audit(
+        y[index],
+        scores[index],
+        sensitive_features=frame.iloc[index].reset_index(drop=True),
+        **FAST,
+    )
+    # every count, rate and interval is that of the repeated rows
+    cols = ["group", "size", "n_selected", "n_positive", "positive_rate"]
+    cols += ["positive_rate_low", "positive_rate_high"]
+    assert weighted.groups[cols].equals(repeated.groups[cols])
+    assert weighted.headline == repeated.headline
+    sel = scores >= 0.5
+    table = weighted.groups.set_index("group")
+    for sex in ("F", "M"):
+        rows = (frame["sex"] == sex).to_numpy()
+        assert table.loc[sex, "size"] == w[rows].sum()
+        assert table.loc[sex, "n_selected"] == w[rows & sel].sum()
+    notes = weighted.to_dict()["notes"]
+    assert any(
+        f"the {len(y):,} input rows stand for {w.sum():,} people" in n for n in notes
+    )
+    with pytest.raises(ValueError, match="whole numbers"):
+        audit(y, scores, sensitive_features=frame, sample_weight=w + 0.5, **FAST)
+
+
+def test_exclude_sets_groups_aside_with_the_reason():
+    y, scores, frame = _children()
+    reason = "children cannot have the outcome"
+    report = audit(
+        y, scores, sensitive_features=frame, exclude={"child": reason}, **FAST
+    )
+    kept = (frame["age"] != "child").to_numpy()
+    assert report.n_samples == kept.sum()
+    assert "child" not in set(report.groups["group"])
+    notes = report.to_dict()["notes"]
+    line = next(n for n in notes if n.startswith("Set aside before the audit"))
+    assert f"child, {int((~kept).sum()):,} rows; reason: {reason}." in line
+    # by the text of an intersection, without a reason
+    one = audit(y, scores, sensitive_features=frame, exclude=["F & child"], **FAST)
+    rows = ((frame["sex"] == "F") & (frame["age"] == "child")).to_numpy()
+    assert one.n_samples == (~rows).sum()
+    with pytest.raises(ValueError, match="is not a group"):
+        audit(y, scores, sensitive_features=frame, exclude=["nobody"], **FAST)
+
+
+def test_provenance_records_version_call_rows_checksum_and_date():
+    import hashlib
+    import re
+
+    import skfair
+
+    y, scores, frame = _children()
+    report = audit(y, scores, sensitive_features=frame, threshold=0.4, **FAST)
+    p = report.provenance
+    assert p.version == skfair.__version__
+    assert p.n_rows == len(y) and p.n_people == len(y)
+    assert "threshold=0.4" in p.call
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", p.date)
+    assert re.fullmatch(r"[0-9a-f]{64}", p.checksum)
+    # the checksum follows the data: one changed score changes it
+    other = scores.copy()
+    other[0] = 1 - other[0]
+    changed = audit(y, other, sensitive_features=frame, threshold=0.4, **FAST)
+    assert changed.provenance.checksum != p.checksum
+    again = audit(y, scores, sensitive_features=frame, threshold=0.4, **FAST)
+    assert again.provenance.checksum == p.checksum
+    assert hashlib.sha256().hexdigest() != p.checksum
+    notes = report.to_dict()["notes"]
+    assert notes[-1].startswith(f"Provenance: skfair {skfair.__version__}; audit(")
+    assert report.to_dict()["provenance"]["checksum"] == p.checksum
+    assert p.checksum in report.to_html(figures=False)
