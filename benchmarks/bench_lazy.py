@@ -8,11 +8,20 @@ Scores are ``u ** (1 + sex / 10 + race / 20)`` for a uniform ``u`` from a
 hash of the row number, rounded to 6 decimals (ties, exact 0s and 1s).
 
 Each measurement runs in a fresh process, so its peak RSS (``ru_maxrss``:
-the client, and DuckDB, which runs inside it) is its own. Metrics: exact
-MCDP(0.05), exact ABCC and the per-group rates (selection rate, TPR, FPR)
-of the 8 groups. Engines:
+the client, and DuckDB, which runs inside it) is its own; the peak of the
+Python heap (``tracemalloc``: every NumPy array and Python object of the
+client, not DuckDB's or the JVM's own memory) is printed beside it with
+``--heap`` (tracemalloc slows the client: time such a run separately). Metrics:
+exact MCDP(0.05), exact ABCC and the per-group rates (selection rate, TPR,
+FPR) of the 8 groups. Engines:
 
-* ``duckdb``: :mod:`skfair.metrics._lazy` on ``scan_files(glob)``;
+* ``duckdb``: the public functions with ``data=scan_files(glob)``
+  (``mcdp(None, "score", ..., data=relation)``; the rates through the
+  engine's ``group_rates``, the numbers behind
+  ``demographic_parity_difference(..., data=relation)``);
+* ``cli``: ``python -m skfair audit --engine duckdb`` on the glob (every
+  number of that mode: MCDP(0), MCDP(0.05), ABCC, ΔDP, the rates and
+  fairlearn's differences; one process, timed from outside);
 * ``memory``: the public functions on the arrays read from the files
   (the read is not timed; only at the smaller sizes);
 * ``dask``: the Dask engine (the public functions on ``dd.read_parquet``),
@@ -24,12 +33,18 @@ of the 8 groups. Engines:
 Every value is compared with the in-memory one where that runs (MCDP and
 the rates equal to the last bit; ABCC, a sum added in another order, to
 rounding). Run: ``python benchmarks/bench_lazy.py [--rows 1e8 1e9]
-[--dir /tmp] [--engines duckdb memory dask dask-nw spark]``. Check the free
-disk first (about 11 bytes a row). Timings depend on the machine's load,
-printed with them.
+[--dir /tmp] [--engines duckdb cli memory dask dask-nw spark] [--budget S]
+[--metrics mcdp abcc rates] [--skip abcc:duckdb ...] [--keep | --reuse DIR]
+[--heap]``. ``--budget`` (default 840 s) bounds the whole run:
+each measurement gets the time left, and what cannot start is skipped with
+the reason printed; the in-memory run is skipped (reason printed) when the
+machine's available memory is under ``MEMORY_BYTES_PER_ROW`` a row, Spark
+when pyspark or Java is missing. Check the free disk first (about 11 bytes
+a row). Timings depend on the machine's load, printed with them.
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import resource
@@ -38,11 +53,18 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 
 EPSILON = 0.05
 RATES = ["selection_rate", "true_positive_rate", "false_positive_rate"]
 SMALL = 100_000_000  # the in-memory, Dask and Spark runs stop here
 TIMEOUT = 3600  # seconds a measurement may take
+# the in-memory functions' peak at 1e8 rows was 10.8 GB (scores, groups,
+# their sort and the sweep): about 110 bytes a row; ask for some margin
+MEMORY_BYTES_PER_ROW = 130
+# trace the Python heap (--heap): tracemalloc slows the client, so the
+# times of a --heap run are not comparable with the others
+HEAP = os.environ.get("SKFAIR_BENCH_HEAP") == "1"
 
 
 def generate(folder, rows):
@@ -108,12 +130,25 @@ def _with_pred(engine, frame):
 
 
 def run_lazy(engine, metric, pattern):
-    from skfair.metrics import _lazy
+    from skfair.metrics import _lazy, abcc, mcdp
 
     frame = _frame(engine, pattern)
     sens = ["sex", "race"]
     start = time.perf_counter()
-    if metric == "mcdp":
+    if metric == "mcdp" and engine == "duckdb":  # the public function, data=
+        value = mcdp(
+            None,
+            "score",
+            sensitive_features=sens,
+            epsilon=EPSILON,
+            min_group_size=1,
+            data=frame,
+        )
+    elif metric == "abcc" and engine == "duckdb":
+        value = abcc(
+            None, "score", sensitive_features=sens, min_group_size=1, data=frame
+        )
+    elif metric == "mcdp":  # Dask through narwhals, Spark: the engine's entry
         value = _lazy.mcdp(
             frame,
             None,
@@ -187,29 +222,91 @@ def run_memory(metric, pattern):
     return value, time.perf_counter() - start
 
 
+def run_cli(pattern):
+    """``skfair audit --engine duckdb`` in one process; every number it writes."""
+    folder = tempfile.mkdtemp(prefix="skfair_bench_cli_")
+    out = os.path.join(folder, "m.json")
+    argv = [sys.executable, "-m", "skfair", "audit", "--engine", "duckdb"]
+    argv += ["--predictions", pattern, "--score", "score", "--sensitive", "sex"]
+    argv += ["race", "--label", "y", "--min-group-size", "1", "--output", out]
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, capture_output=True, timeout=TIMEOUT)
+    seconds = time.perf_counter() - start
+    with open(out) as handle:
+        metrics = json.load(handle)["metrics"]
+    shutil.rmtree(folder, ignore_errors=True)
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return metrics, seconds, rss
+
+
 def worker(engine, metric, pattern):
+    if engine == "cli":
+        value, seconds, rss = run_cli(pattern)
+        print(json.dumps({"value": value, "seconds": seconds, "rss_mb": rss}))
+        return
+    import numpy  # noqa: F401  (imports before tracing: tracemalloc slows them)
+
+    import skfair.metrics  # noqa: F401
+
+    if HEAP:
+        tracemalloc.start()
     if engine == "memory":
         value, seconds = run_memory(metric, pattern)
     elif engine == "dask":
         value, seconds = run_dask_engine(metric, pattern)
     else:
         value, seconds = run_lazy(engine, metric, pattern)
-    print(json.dumps({"value": value, "seconds": seconds, "rss_mb": peak_rss_mb()}))
-
-
-def measure(engine, metric, pattern):
-    out = subprocess.run(
-        [sys.executable, __file__, "--worker", engine, metric, pattern],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=TIMEOUT,
+    heap = tracemalloc.get_traced_memory()[1] / 2**20 if HEAP else None
+    print(
+        json.dumps(
+            {
+                "value": value,
+                "seconds": seconds,
+                "rss_mb": peak_rss_mb(),
+                "heap_mb": heap,
+            }
+        )
     )
+
+
+def measure(engine, metric, pattern, timeout):
+    try:
+        out = subprocess.run(
+            [sys.executable, __file__, "--worker", engine, metric, pattern],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        print(f"  {metric:6s} {engine:8s} stopped after {timeout:.0f} s (budget)")
+        return None
     lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
     if out.returncode or not lines:
         print(out.stderr[-3000:], file=sys.stderr)
         return None
     return json.loads(lines[-1])
+
+
+def skipped(engine, rows):
+    """Why ``engine`` cannot run at ``rows`` rows on this machine, or None."""
+    if engine == "memory":
+        with open("/proc/meminfo") as handle:
+            info = dict(line.split(":", 1) for line in handle)
+        available = int(info["MemAvailable"].split()[0]) * 1024
+        if available < rows * MEMORY_BYTES_PER_ROW:
+            return (
+                f"needs about {rows * MEMORY_BYTES_PER_ROW / 1e9:.0f} GB, "
+                f"{available / 1e9:.0f} GB available"
+            )
+    if engine == "spark":
+        if importlib.util.find_spec("pyspark") is None:
+            return "pyspark is not installed"
+        if shutil.which("java") is None:
+            return "no Java on the PATH"
+    if engine in ("dask", "dask-nw") and importlib.util.find_spec("dask") is None:
+        return "dask is not installed"
+    return None
 
 
 def _same(a, b):
@@ -229,51 +326,108 @@ def main():
     parser.add_argument(
         "--engines",
         nargs="+",
-        default=["duckdb", "memory", "dask", "dask-nw", "spark"],
+        default=["duckdb", "cli", "memory", "dask", "dask-nw", "spark"],
     )
+    parser.add_argument(
+        "--metrics", nargs="+", default=["mcdp", "abcc", "rates"], help="in order"
+    )
+    parser.add_argument(
+        "--skip", nargs="+", default=[], help="METRIC:ENGINE pairs measured before"
+    )
+    parser.add_argument("--budget", type=float, default=840.0)
+    parser.add_argument("--keep", action="store_true", help="keep the files")
+    parser.add_argument("--reuse", default=None, help="a folder --keep left")
+    parser.add_argument("--heap", action="store_true", help="trace the Python heap")
     parser.add_argument("--worker", nargs=3, default=None)
     args = parser.parse_args()
+    if args.heap:
+        os.environ["SKFAIR_BENCH_HEAP"] = "1"  # the workers' environment
     if args.worker:
         return worker(*args.worker)
+    deadline = time.perf_counter() + args.budget
     print(f"load average: {os.getloadavg()}, cores: {os.cpu_count()}")
-    rows_line = []
     for rows in (int(r) for r in args.rows):
-        folder = tempfile.mkdtemp(prefix="skfair_bench_lazy_", dir=args.dir)
+        folder = args.reuse or tempfile.mkdtemp(
+            prefix="skfair_bench_lazy_", dir=args.dir
+        )
         try:
-            start = time.perf_counter()
-            pattern = generate(os.path.join(folder, "preds"), rows)
-            size = sum(
-                os.path.getsize(os.path.join(folder, "preds", f))
-                for f in os.listdir(os.path.join(folder, "preds"))
-            )
-            print(
-                f"\n{rows:.0e} rows: {size / 1e9:.1f} GB of Parquet generated by "
-                f"DuckDB in {time.perf_counter() - start:.0f} s"
-            )
-            engines = [e for e in args.engines if e == "duckdb" or rows <= SMALL]
+            pattern = _files(folder, rows, reuse=args.reuse is not None)
+            engines = _engines(args.engines, rows)
             results = {}
-            for metric in ("mcdp", "abcc", "rates"):
-                for engine in engines:
-                    result = measure(engine, metric, pattern)
-                    results[(engine, metric)] = result
-                    if result and result["seconds"] is not None:
-                        rows_line.append((rows, metric, engine, result))
-                        print(
-                            f"  {metric:6s} {engine:8s} {result['seconds']:8.1f} s  "
-                            f"peak RSS {result['rss_mb']:7.0f} MB",
-                            flush=True,
-                        )
+            for metric, engine in _plan(engines, args.metrics):
+                if f"{metric}:{engine}" in args.skip:
+                    continue
+                left = deadline - time.perf_counter()
+                if left < 10:
+                    print(f"  {metric:6s} {engine:8s} skipped: the budget is spent")
+                    continue
+                result = measure(engine, metric, pattern, min(TIMEOUT, left))
+                results[(engine, metric)] = result
+                if result and result["seconds"] is not None:
+                    heap = result.get("heap_mb")
+                    print(
+                        f"  {metric:6s} {engine:8s} {result['seconds']:8.1f} s  "
+                        f"peak RSS {result['rss_mb']:7.0f} MB"
+                        + ("" if heap is None else f"  Python heap {heap:7.0f} MB"),
+                        flush=True,
+                    )
             _table(rows, results, engines)
         finally:
-            shutil.rmtree(folder, ignore_errors=True)
+            if not (args.keep or args.reuse):
+                shutil.rmtree(folder, ignore_errors=True)
+            elif args.keep:
+                print(f"files kept in {folder}")
     print(f"\nload average at the end: {os.getloadavg()}")
+
+
+def _files(folder, rows, *, reuse):
+    start = time.perf_counter()
+    preds = os.path.join(folder, "preds")
+    pattern = os.path.join(preds, "*.parquet") if reuse else generate(preds, rows)
+    size = sum(os.path.getsize(os.path.join(preds, f)) for f in os.listdir(preds))
+    how = (
+        "reused"
+        if reuse
+        else f"generated by DuckDB in {time.perf_counter() - start:.0f} s"
+    )
+    print(f"\n{rows:.0e} rows: {size / 1e9:.1f} GB of Parquet, {how}")
+    return pattern
+
+
+def _engines(wanted, rows):
+    engines = []
+    for engine in wanted:
+        reason = (
+            None if engine in ("duckdb", "cli") or rows <= SMALL else "1e9: DuckDB only"
+        )
+        reason = reason or skipped(engine, rows)
+        if reason:
+            print(f"  {engine}: skipped ({reason})")
+        else:
+            engines.append(engine)
+    return engines
+
+
+def _plan(engines, metrics):
+    """Metric by metric, each engine, in the orders given; the CLI last."""
+    order = [(m, e) for m in metrics for e in engines if e != "cli"]
+    if "cli" in engines:
+        order.append(("all", "cli"))
+    return order
 
 
 def _table(rows, results, engines):
     print(
-        f"\n| {rows:.0e} rows | engine | time (s) | x DuckDB | peak RSS (MB) | value |"
+        f"\n| {rows:.0e} rows | engine | time (s) | x DuckDB | peak RSS (MB) "
+        "| Python heap (MB) | value |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
+    cli = results.get(("cli", "all"))
+    if cli:
+        print(
+            f"| every number of --engine duckdb | cli | {cli['seconds']:.1f} | | "
+            f"{cli['rss_mb']:.0f} | | {len(cli['value'])} metrics + rates |"
+        )
     for metric in ("mcdp", "abcc", "rates"):
         base = results.get(("duckdb", metric))
         ref = results.get(("memory", metric))
@@ -290,9 +444,11 @@ def _table(rows, results, engines):
             shown = r["value"] if not isinstance(r["value"], list) else "8 x 3 rates"
             if isinstance(shown, float):
                 shown = f"{shown:.6f}"
+            heap = r.get("heap_mb")
+            heap = "" if heap is None else f"{heap:.0f}"
             print(
                 f"| {metric} | {engine} | {r['seconds']:.1f} | {ratio:.2f} | "
-                f"{r['rss_mb']:.0f} | {shown} {agree} |"
+                f"{r['rss_mb']:.0f} | {heap} | {shown} {agree} |"
             )
 
 

@@ -25,6 +25,7 @@ from skfair._cli._datasets import (
     dataset_help,
     demo_model,
 )
+from skfair._cli._engine import add_engine_argument, run_engine
 from skfair._cli._feedback import LiveWarnings, Progress, say_line, say_size
 from skfair._cli._groups import (
     BINS_COLUMN_ERROR,
@@ -288,6 +289,7 @@ def _add_audit_arguments(parser):
         "100 000 rows)",
     )
     group.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    add_engine_argument(group)
     group.add_argument(
         "--output",
         required=True,
@@ -632,6 +634,9 @@ def run(args, parser):
     ...       "--output", os.path.join(folder, "r.md")])
     0
     """
+    if args.engine != "memory":  # the metrics inside DuckDB: skfair._cli._engine
+        check_binary_ranges(args, parser)
+        return run_engine(args, parser)
     fmt, kind = _check_arguments(args, parser)
     start = time.perf_counter()
     # loading, about 4 of the audit's own, (figures,) writing; more are counted

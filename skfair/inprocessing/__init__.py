@@ -13,6 +13,7 @@ from ._boosting import FairLGBMClassifier, FairLGBMRegressor
 from ._mlp import FairMLPClassifier
 from ._mlp_regressor import FairMLPRegressor
 from ._penalties import fairness_penalty
+from ._target import FairnessTargetWarning
 
 __all__ = [
     "AdversarialDebiasingClassifier",
@@ -20,5 +21,6 @@ __all__ = [
     "FairLGBMRegressor",
     "FairMLPClassifier",
     "FairMLPRegressor",
+    "FairnessTargetWarning",
     "fairness_penalty",
 ]

@@ -191,7 +191,10 @@ class _FairPenalisedMixin(SensitiveColumnsMixin):
         return features, target, sample_weight, codes
 
     def _penalty_grad(self, scores, codes):
-        """``(penalty, fairness_weight * d(penalty)/d(scores))`` on ``scores``.
+        """``(penalty, weight * d(penalty)/d(scores))`` on ``scores``.
+
+        ``weight`` is :meth:`_training_weight`, ``fairness_weight`` unless a
+        search for ``fairness_target`` sets another.
 
         Only the samples with ``codes >= 0`` are compared; the penalty is 0
         (and so is its gradient) when fewer than two groups are among them,
@@ -203,7 +206,7 @@ class _FairPenalisedMixin(SensitiveColumnsMixin):
             scores,
             codes,
             self.penalty,
-            self.fairness_weight,
+            self._training_weight(),
             float(self.temperature),
             self._penalty_epsilon(),
             self._penalty_domain,
@@ -212,6 +215,10 @@ class _FairPenalisedMixin(SensitiveColumnsMixin):
     def _penalty_epsilon(self):
         """ε on the scale of the penalised scores."""
         return float(self.epsilon)
+
+    def _training_weight(self):
+        """The weight of the penalty in the fit under way."""
+        return float(self.fairness_weight)
 
 
 class BaseFairPenalised(

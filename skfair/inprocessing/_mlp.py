@@ -32,6 +32,7 @@ from ._multiclass import (
 )
 from ._network import Adam, backward, batches, forward, init_params
 from ._penalties import PENALTIES
+from ._target import TARGET_DOCS, FairnessTargetMixin
 
 #: Precision of the weights and of the forward/backward passes (the penalties
 #: and the loss are computed in float64).
@@ -54,6 +55,12 @@ DIVERGED_ERROR = (
     "weight, or scale the features (the largest |value| among them is "
     "{largest:.3g}; the float32 weights overflow beyond 3.4e+38)."
 )
+
+#: ``fairness_weight="auto"`` by number of classes (3: three or more). Two: the
+#: MCDP paper's 0.2. More: 0.8, as 0.2 (and up to 0.6) leaves the held-out
+#: MCDP(0) of a three-class COMPAS model where ERM has it, and 0.8 cuts it by
+#: more than half (``benchmarks/bench_fairness_target.py``).
+AUTO_WEIGHT = {2: 0.2, 3: 0.8}
 
 #: Docstring parts (:func:`skfair.utils._docstrings.fill_doc`) of the parameters that
 #: the MLP estimators describe alike.
@@ -147,8 +154,12 @@ class _MLPTrainingMixin:
         """Gradients of every weight and bias given d(loss)/d(logit)."""
         return backward(self.coefs_, cache, grad_z)
 
-    def _fit(self, features, y01, w, codes):
-        rng = check_random_state(self.random_state)
+    def _fit(self, features, target, w, codes):
+        self._train(features, target, w, codes, self.random_state)
+
+    def _train(self, features, y01, w, codes, random_state):
+        """One training run, seeded by ``random_state``."""
+        rng = check_random_state(random_state)
         self._init_params(features.shape[1], rng)
         self._optimizer = Adam(self.coefs_ + self.intercepts_)
         self._setup(int(codes.max()) + 1)
@@ -180,8 +191,12 @@ class _MLPTrainingMixin:
         self.n_iter_ = self.max_iter
         self.loss_curve_ = np.asarray(losses)
         setattr(self, self._curve_name, np.asarray(values, dtype=np.float64))
+        self._finish_training()
         if n_applied == 0 and self._fairness_active():
             self._warn_never_applied(codes)
+
+    def _finish_training(self):
+        """Set the fitted attributes of a subclass's own curves."""
 
     def _forward_step(self, X, y, w, codes, lr, rng):
         """The forward pass, then ``_step`` on it; a NaN loss if it diverged."""
@@ -210,8 +225,8 @@ class _MLPTrainingMixin:
         return self._forward(features, dtype=np.float64)[0]
 
 
-@fill_doc(PENALISED_DOCS, MLP_DOCS)
-class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
+@fill_doc(PENALISED_DOCS, MLP_DOCS, TARGET_DOCS)
+class FairMLPClassifier(FairnessTargetMixin, _MLPTrainingMixin, BaseFairPenalised):
     """MLP classifier trained with a differentiable demographic-parity penalty.
 
     The classifier of Jin et al. (ICML 2024): a multi-layer perceptron with
@@ -231,10 +246,12 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
     penalty : {"mcdp", "dp", "abcc", "mixup", "dralign"} or None, default="mcdp"
         The fairness regulariser; None trains the plain classifier (ERM).
         ``"mixup"`` and ``"dralign"`` are described in the Notes.
-    fairness_weight : float, default=0.2
+    fairness_weight : float or "auto", default="auto"
         λ >= 0, the weight of the penalty (the paper's grid for DiffMCDP on
         Adult and Bank is 0.1 to 0.3); for ``"dralign"``, the weight of its
-        ΔDP term.
+        ΔDP term. ``"auto"`` is 0.2 (the paper's) for a binary target and
+        0.8 for more classes, where 0.2 barely moves the per-class
+        disparity (see the Notes); ``fairness_weight_`` holds the value used.
     temperature : float, default=10.0
         τ > 0 of the sigmoid CDFs (``"mcdp"`` and ``"abcc"``).
     epsilon : float, default=0.0
@@ -272,6 +289,7 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
         Whether the sensitive columns are also model inputs (the paper leaves
         them out). When True they must be numeric.
     <random_state>
+    <fairness_target>
 
     Attributes
     ----------
@@ -292,6 +310,7 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
     alignment_curve_ : ndarray of shape (n_iter_,)
         ``"dralign"`` only: the alignment ``sum_l cos(r_a^l, r_b^l)`` of the
         least aligned pair at each step (NaN for a batch holding one group).
+    <target_attributes>
     <fitted_inputs>
 
     See Also
@@ -353,7 +372,26 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
     every mini-batch, by the penalty's own (smooth) value. Fair Mixup and
     DRAlign are defined for a binary target (a path or a rationale of one
     score, with the binary log-loss) and raise a ``ValueError`` on a target
-    of more than two classes; their estimator tags say so.
+    of more than two classes; their estimator tags say so. The multiclass
+    penalty needs a larger weight to act: on a three-class COMPAS model
+    (``score_text``, by race) the held-out worst-class MCDP(0) stays where
+    ERM has it up to a weight of about 0.6 and falls by more than half at
+    0.8, hence ``fairness_weight="auto"``.
+
+    **Asking for a fairness level** (``fairness_target``): the estimator
+    holds out ``validation_fraction`` of the samples, stratified by group and
+    class, and trains on the rest at weights chosen by a search: from the
+    starting weight, doubled while the validation metric is above the
+    target (halved while it is below), then bisected in log space between
+    the last weight above and the first at or below the target, for at most
+    ``max_fairness_search`` fits (a ``FairnessTargetWarning`` when none meets
+    the target; the fit closest to it is kept). Every fit starts from the
+    same initial weights and sees the same mini-batches (no warm start: a
+    run that continues another would depend on the order of the search),
+    so the metric changes with the weight only. The smallest weight that
+    meets the target is kept, the least accuracy given up for it. The
+    target holds on the validation split; on new data the metric also
+    carries its sampling error.
 
     References
     ----------
@@ -389,6 +427,17 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
     >>> bool(gap(mixup) < gap(erm))
     True
 
+    Asking for a level of MCDP(0) rather than a weight: the weight is searched
+    on a validation split of a fifth of the samples, doubling from 0.2, then
+    bisecting:
+
+    >>> aimed = FairMLPClassifier(sensitive=0, fairness_target=0.2,
+    ...                           random_state=0).fit(X, y)
+    >>> aimed.fairness_search_["weight"].round(3).tolist()
+    [0.2, 0.4, 0.8, 0.566, 0.476, 0.519]
+    >>> round(aimed.fairness_weight_, 3), bool(aimed.fairness_achieved_ <= 0.2)
+    (0.519, True)
+
     Three classes with string labels: the penalty acts on each class's
     probability, and the worst class's MCDP(0) goes down:
 
@@ -411,7 +460,12 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
     _parameter_constraints: ClassVar[dict] = {
         **BaseFairPenalised._parameter_constraints,
         **_MLPTrainingMixin._mlp_constraints,
+        **FairnessTargetMixin._target_constraints,
         "penalty": [StrOptions(set(PENALTIES) | set(MODEL_PENALTIES)), None],
+        "fairness_weight": [
+            Interval(Real, 0, None, closed="left"),
+            StrOptions({"auto"}),
+        ],
         "alignment_strength": [Interval(Real, 0, None, closed="left")],
         **BaseFairPenalised._class_agg_constraint,
     }
@@ -421,7 +475,7 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
         *,
         sensitive,
         penalty="mcdp",
-        fairness_weight=0.2,
+        fairness_weight="auto",
         temperature=10.0,
         epsilon=0.0,
         class_agg="max",
@@ -436,6 +490,9 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
         min_group_size=None,
         sensitive_as_feature=False,
         random_state=None,
+        fairness_target=None,
+        validation_fraction=0.2,
+        max_fairness_search=8,
     ):
         self.sensitive = sensitive
         self.penalty = penalty
@@ -454,6 +511,9 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
         self.min_group_size = min_group_size
         self.sensitive_as_feature = sensitive_as_feature
         self.random_state = random_state
+        self.fairness_target = fairness_target
+        self.validation_fraction = validation_fraction
+        self.max_fairness_search = max_fairness_search
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -461,10 +521,16 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
         tags.classifier_tags.multi_class = self.penalty not in MODEL_PENALTIES
         return tags
 
+    def _resolved_weight(self):
+        """``"auto"``: :data:`AUTO_WEIGHT` of the number of classes."""
+        if isinstance(self.fairness_weight, str):  # "auto"
+            return AUTO_WEIGHT[min(len(self.classes_), 3)]
+        return float(self.fairness_weight)
+
     def _fairness_active(self):
         if self.penalty == "dralign" and self.alignment_strength > 0:
             return True
-        return self.penalty is not None and self.fairness_weight > 0
+        return self.penalty is not None and self.fairness_weight_ > 0
 
     def _setup(self, n_groups):
         self._alignment = [] if self.penalty == "dralign" else None
@@ -479,6 +545,8 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
                 )
             )
         super()._fit(features, target, w, codes)
+
+    def _finish_training(self):
         if self._alignment is not None:
             self.alignment_curve_ = np.asarray(self._alignment, dtype=np.float64)
         del self._alignment
@@ -508,7 +576,7 @@ class FairMLPClassifier(_MLPTrainingMixin, BaseFairPenalised):
 
     def _model_penalty(self, X, y, codes, cache, proba, rng):
         """Fair Mixup or DRAlign: ``(value, d/d proba, extra weight grads)``."""
-        lam = float(self.fairness_weight)
+        lam = float(self.fairness_weight_)
         if self.penalty == "mixup":
             if lam == 0:
                 return 0.0, 0.0, None

@@ -10,6 +10,7 @@ from skfair.utils._docstrings import fill_doc
 
 from ._base import PENALISED_DOCS, BaseFairPenalisedRegressor
 from ._mlp import MLP_DOCS, _MLPTrainingMixin
+from ._target import TARGET_DOCS, FairnessTargetMixin
 
 
 def _half_squared_error(z, y, w):
@@ -19,8 +20,10 @@ def _half_squared_error(z, y, w):
     return float(w @ residual**2 / (2.0 * total)), w * residual / total
 
 
-@fill_doc(PENALISED_DOCS, MLP_DOCS)
-class FairMLPRegressor(_MLPTrainingMixin, BaseFairPenalisedRegressor):
+@fill_doc(PENALISED_DOCS, MLP_DOCS, TARGET_DOCS)
+class FairMLPRegressor(
+    FairnessTargetMixin, _MLPTrainingMixin, BaseFairPenalisedRegressor
+):
     """MLP regressor trained with a differentiable demographic-parity penalty.
 
     The regression counterpart of :class:`FairMLPClassifier`: a multi-layer
@@ -87,6 +90,7 @@ class FairMLPRegressor(_MLPTrainingMixin, BaseFairPenalisedRegressor):
     <min_group_size>
     <sensitive_as_feature>
     <random_state>
+    <fairness_target>
 
     Attributes
     ----------
@@ -102,6 +106,7 @@ class FairMLPRegressor(_MLPTrainingMixin, BaseFairPenalisedRegressor):
     penalty_curve_ : ndarray of shape (n_iter_,)
         Mini-batch penalty of the standardised predictions at each step (0
         without penalty or for a batch holding one group).
+    <target_attributes>
     <fitted_inputs>
 
     See Also
@@ -150,6 +155,7 @@ class FairMLPRegressor(_MLPTrainingMixin, BaseFairPenalisedRegressor):
     _parameter_constraints: ClassVar[dict] = {
         **BaseFairPenalisedRegressor._parameter_constraints,
         **_MLPTrainingMixin._mlp_constraints,
+        **FairnessTargetMixin._target_constraints,
     }
 
     def __init__(
@@ -170,6 +176,9 @@ class FairMLPRegressor(_MLPTrainingMixin, BaseFairPenalisedRegressor):
         min_group_size=None,
         sensitive_as_feature=False,
         random_state=None,
+        fairness_target=None,
+        validation_fraction=0.2,
+        max_fairness_search=8,
     ):
         self.sensitive = sensitive
         self.penalty = penalty
@@ -186,9 +195,12 @@ class FairMLPRegressor(_MLPTrainingMixin, BaseFairPenalisedRegressor):
         self.min_group_size = min_group_size
         self.sensitive_as_feature = sensitive_as_feature
         self.random_state = random_state
+        self.fairness_target = fairness_target
+        self.validation_fraction = validation_fraction
+        self.max_fairness_search = max_fairness_search
 
     def _fairness_active(self):
-        return self.penalty is not None and self.fairness_weight > 0
+        return self.penalty is not None and self.fairness_weight_ > 0
 
     def _setup(self, n_groups):
         pass

@@ -13,14 +13,17 @@ Layout: the metric definitions are private modules named after their family
 ``_scorer``, ``_rates`` and ``_four_fifths`` on the confusion counts of
 ``_group_counts`` (per class: ``_multiclass_rates``, ``_multiclass_table``
 on ``_multiclass_counts``), ``_disaggregation`` with its ``_disaggregation_*``
-parts); they stand on three private layers, each a package with an
-architecture note in its ``__init__``: ``_kernels`` (the sort-based
-machinery), :mod:`skfair.metrics.inference` (intervals and tests on one sort)
-and ``_dask`` (the Dask backend of the public metrics, with its dispatcher).
+parts, ``_calibration_groups`` (sufficiency) and ``_standardized`` (Becker
+et al.'s measures split by the group favoured)); they stand on three
+private layers, each a package with an architecture note in its
+``__init__``: ``_kernels`` (the sort-based machinery),
+:mod:`skfair.metrics.inference` (intervals and tests on one sort) and
+``_dask`` (the Dask backend of the public metrics, with its dispatcher).
 Other subpackages import the private modules they need directly (privacy
 ends at the package boundary); this ``__init__`` imports only ``__all__``.
 """
 
+from ._calibration_groups import CalibrationByGroupResult, calibration_by_group
 from ._confidence import MetricConfidenceInterval, metric_confidence_interval
 from ._disaggregation import GroupMetricFrame
 from ._discriminative_risk import discriminative_risk
@@ -68,10 +71,13 @@ from ._scorer import (
     make_delta_dp_scorer,
     make_mcdp_scorer,
 )
+from ._standardized import FavourSplit, abcc_split, abroca_split, calibration_split
 from .inference import dkw_halfwidth
 
 __all__ = [
+    "CalibrationByGroupResult",
     "DisparityTestResult",
+    "FavourSplit",
     "FourFifthsResult",
     "GroupMetricFrame",
     "HFMResult",
@@ -80,7 +86,11 @@ __all__ = [
     "MetricConfidenceInterval",
     "MulticlassRateResult",
     "abcc",
+    "abcc_split",
     "abpc",
+    "abroca_split",
+    "calibration_by_group",
+    "calibration_split",
     "delta_dp",
     "demographic_parity_difference",
     "demographic_parity_gap",

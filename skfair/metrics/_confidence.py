@@ -24,6 +24,7 @@ Measured coverage: ``benchmarks/bench_coverage.py`` and the user guide.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import dataclass
 
@@ -32,6 +33,7 @@ import numpy as np
 from ..utils._validation import check_scores
 from ._distribution import abcc, abpc, delta_dp
 from ._frame_arg import frame_dispatch
+from ._given import given_inputs, noted
 from ._mcdp import mcdp
 from ._multiclass import is_class_scores
 from ._multiclass_inference import (
@@ -140,7 +142,53 @@ class MetricConfidenceInterval:
     standard_error: float | None = None
 
 
+def given_dispatch(name):
+    """Decorate an interval or test so that ``metric_params["given"]`` filters first.
+
+    With ``given`` ("positive" or "negative", relative to
+    ``metric_params["pos_label"]``, default 1) the decorated function runs on
+    the rows of that label only (:func:`~._given.given_inputs`), with
+    ``given`` and ``pos_label`` taken out of ``metric_params``: every method
+    (band, bootstrap, Welch, Newcombe, DKW, permutation, KS) then sees those
+    rows, and the resampling within groups is within each (group, label)
+    cell. The errors and warnings on those rows say so (:class:`~._given.noted`).
+    """
+
+    def decorator(func):
+        signature = inspect.signature(func)
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            arguments = bound.arguments
+            rows, params = given_inputs(
+                name,
+                arguments.get("metric_params"),
+                arguments.get("y_true"),
+                arguments.get("y_score"),
+                arguments.get("sensitive_features"),
+                arguments.get("sample_weight"),
+                is_class_scores(arguments.get("y_score")),
+            )
+            if rows is None:
+                return func(*args, **kwargs)
+            arguments.update(
+                y_true=rows.y_true,
+                y_score=rows.y_score,
+                sensitive_features=rows.sensitive_features,
+                sample_weight=rows.sample_weight,
+                metric_params=params,
+            )
+            with noted(rows.note):
+                return func(*bound.args, **bound.kwargs)
+
+        return wrapper
+
+    return decorator
+
+
 @frame_dispatch("metric_confidence_interval")
+@given_dispatch("metric_confidence_interval")
 def metric_confidence_interval(
     y_true,
     y_score,
@@ -206,10 +254,16 @@ def metric_confidence_interval(
     metric_params : dict or None, default=None
         Other keyword arguments of the metric, e.g. ``{"epsilon": 0.05}``,
         ``{"threshold": 0.5}``, ``{"agg": "mean"}`` or the metric's own
-        ``{"method": "binned"}``. Real-valued predictions (a regressor's)
-        take ``{"epsilon": e, "domain": None}`` for MCDP(ε) and
-        ``{"domain": None}`` for ABPC (see :func:`mcdp`, :func:`abpc`); the
-        interval is then the metric's on those predictions.
+        ``{"method": "binned"}``. ``{"given": "positive"}`` (with
+        ``"pos_label"``, default 1) gives the interval of the metric among
+        the samples whose ``y_true`` is ``pos_label`` (threshold-free equal
+        opportunity for MCDP(0)), ``"negative"`` among the others: every
+        method then sees those rows only, so the resampling is within each
+        (group, label) cell (1-D scores only; ``"both"`` is refused).
+        Real-valued predictions (a regressor's) take ``{"epsilon": e,
+        "domain": None}`` for MCDP(ε) and ``{"domain": None}`` for ABPC
+        (see :func:`mcdp`, :func:`abpc`); the interval is then the metric's
+        on those predictions.
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights (not for "dkw"): resampled with their samples by the
         band and the bootstrap; through Kish's effective sample size in

@@ -32,14 +32,15 @@ from .inference import check_confidence_level, random_generator
 
 
 def _lazy_engines():
-    """The engines of the distribution metrics' ``data=`` on lazy frames.
+    """The engines of the metrics' ``data=`` on lazy frames.
 
     Registered here, above both the metrics and the engines, so that neither
     imports the other; imported on the first lazy call only.
     """
-    from ._lazy import _distribution, _mcdp
+    from ._lazy import _counts, _distribution, _mcdp
 
     return {
+        "group_rates": _counts.group_rates,
         "mcdp": _mcdp.mcdp,
         "mcdp_details": _mcdp.mcdp_details,
         "mcdp_curve": _mcdp.mcdp_curve,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._confidence import checked_metric_spec
+from ._confidence import checked_metric_spec, given_dispatch
 from ._frame_arg import frame_dispatch
 from ._multiclass import is_class_scores
 from ._multiclass_inference import (
@@ -113,6 +113,7 @@ class DisparityTestResult:
 
 
 @frame_dispatch("disparity_test")
+@given_dispatch("disparity_test")
 def disparity_test(
     y_true,
     y_score,

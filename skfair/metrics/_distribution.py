@@ -64,6 +64,8 @@ def delta_dp(
     min_group_size=None,
     class_agg="max",
     classes=None,
+    given=None,
+    pos_label=1,
     data=None,
 ):
     r"""Demographic-parity gap of mean scores (ΔDP_c) or of decisions (ΔDP_b^t).
@@ -106,6 +108,16 @@ def delta_dp(
     classes : sequence or None, default=None
         For class probabilities, the label of each column (default: a
         DataFrame's columns, else ``0 .. n_classes - 1``).
+    given : {None, "positive", "negative", "both"}, default=None
+        Compare the groups among the samples of one true label (see
+        :func:`mcdp`): ``given="positive"`` gives the gap of the groups'
+        mean scores among those with ``y_true == pos_label`` (ΔDP_b^t given
+        positive is the TPR gap at ``t``, given negative the FPR gap),
+        "negative" among the others, "both" the larger. Needs ``y_true``;
+        class probabilities are compared one-vs-rest on the true class.
+    pos_label : int, float, bool or str, default=1
+        The positive label of ``y_true`` for ``given`` (ignored otherwise,
+        and for class probabilities).
     data : DataFrame or lazy frame, default=None
         A frame narwhals supports, eager or lazy (pandas, polars
         ``DataFrame`` or ``LazyFrame``, a DuckDB relation, PySpark, SQLFrame,
@@ -147,6 +159,14 @@ def delta_dp(
     0.16
     >>> delta_dp(None, y0 + y1, sensitive_features=s, threshold=0.5)
     0.2
+
+    The true-positive-rate gap at 0.5 (equal opportunity), among the
+    samples labelled 1:
+
+    >>> y_true = [1, 1, 1, 0, 0] * 2
+    >>> delta_dp(y_true, y0 + y1, sensitive_features=s, threshold=0.5,
+    ...          given="positive", min_group_size=1)
+    0.0
     """
     if threshold is not None and (
         isinstance(threshold, bool)
@@ -165,7 +185,9 @@ def delta_dp(
         means /= totals
         return [abs(means[a] - means[b]) for a, b in pairs_of(grouping)]
 
-    inputs = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    inputs = ScoreData(
+        y_true, y_score, sensitive_features, sample_weight, combine, given, pos_label
+    )
     return aggregate_pairs(
         gaps, inputs, agg, min_group_size, class_agg, classes, sort=False
     )
@@ -186,6 +208,8 @@ def abcc(
     min_group_size=None,
     class_agg="max",
     classes=None,
+    given=None,
+    pos_label=1,
     data=None,
 ):
     r"""Area between the groups' empirical CDF curves (ABCC).
@@ -220,6 +244,11 @@ def abcc(
     agg, combine, sample_weight, min_group_size, class_agg, classes, data
         As in :func:`delta_dp` (``agg="mean"`` is the paper's choice; the
         weights give weighted ECDFs).
+    given, pos_label
+        As in :func:`delta_dp`: ``given="positive"`` is the area between the
+        positives' score CDFs, the TPR gap averaged over all thresholds in
+        [0, 1] (Becker et al.'s equal-opportunity measure on scores in [0,
+        1]), "negative" the FPR gap's (predictive equality).
 
     Returns
     -------
@@ -261,7 +290,9 @@ def abcc(
             values.append(float(area))
         return values
 
-    inputs = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    inputs = ScoreData(
+        y_true, y_score, sensitive_features, sample_weight, combine, given, pos_label
+    )
     reason = GRID_REASON if method == "grid" else None
     return aggregate_pairs(
         areas, inputs, agg, min_group_size, class_agg, classes, unit_interval_for=reason
@@ -284,6 +315,8 @@ def abpc(
     domain=(0.0, 1.0),
     class_agg="max",
     classes=None,
+    given=None,
+    pos_label=1,
     data=None,
 ):
     r"""Area between the groups' probability density curves (ABPC).
@@ -329,8 +362,9 @@ def abpc(
         distance of the KDEs over the real line, up to the mass beyond 4
         bandwidths (less than 1.3e-4 in all). Use it for real-valued
         predictions.
-    class_agg, classes
-        As in :func:`delta_dp`.
+    class_agg, classes, given, pos_label
+        As in :func:`delta_dp` (``given``: the densities of one true label's
+        scores).
     data : DataFrame, default=None
         As in :func:`delta_dp`, for eager frames (pandas, polars, PyArrow)
         and Dask frames' columns; ABPC is not computed inside a lazy engine
@@ -392,7 +426,9 @@ def abpc(
         a, b = pair_codes(grouping.n_groups)
         return _pairs_l1(np.stack(densities), a, b, grid)
 
-    inputs = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    inputs = ScoreData(
+        y_true, y_score, sensitive_features, sample_weight, combine, given, pos_label
+    )
     reason = ABPC_REASON if domain == UNIT_DOMAIN else ABPC_DOMAIN_REASON
     return aggregate_pairs(
         l1_distances,

@@ -16,6 +16,13 @@ With ``data=``, the data arguments of a public metric (``y_true``,
   :data:`LAZY_ENGINE_LOADERS`) are computed inside it by group-by
   aggregations; the others raise :data:`LAZY_IN_MEMORY_ERROR`.
 
+fairlearn's rate differences and ratios (``demographic_parity_difference``,
+``equalized_odds_difference``, ...) go through :func:`rates_on_frame`:
+their per-group rates come from the engine's ``group_rates`` on any lazy
+frame, Dask included (they have no Dask engine of their own: narwhals'
+Dask backend runs the same group-by), and from the columns in memory on an
+eager frame.
+
 This module sits below the metric modules and the engines, so that neither
 imports the other through it.
 """
@@ -28,6 +35,7 @@ import inspect
 import narwhals.stable.v2 as nw
 
 from ..utils._dask import is_dask_collection
+from ._given import on_sides
 
 # The arguments that name columns of ``data``.
 COLUMN_ARGUMENTS = (
@@ -77,7 +85,8 @@ LAZY_IN_MEMORY_ERROR = (
     "{name} does not run inside a lazy engine ({kind}): {why}. Collect the "
     "columns it needs first (e.g. frame.select([...]).collect() for a polars "
     "LazyFrame, relation.df() for DuckDB); mcdp, mcdp_details, mcdp_curve, "
-    "abcc and delta_dp take the lazy frame itself as data=."
+    "abcc, delta_dp and fairlearn's rate differences and ratios take the "
+    "lazy frame itself as data=."
 )
 _WHY = {
     "abpc": "its kernel density estimates need every score",
@@ -194,7 +203,86 @@ def call_on_frame(name, func, arguments):
     arguments.pop("class_agg", None)  # one score column: nothing to aggregate
     if arguments.pop("classes", None) is not None:
         raise ValueError(LAZY_CLASS_SCORES_ERROR.format(name=name))
-    return lazy_engine(name)(_native(frame), **arguments)
+    engine = functools.partial(lazy_engine(name), _native(frame))
+    return on_sides(engine, arguments)  # given="both": the larger side
+
+
+def rates_on_frame(in_memory, names, arguments):
+    """Per-group and overall values of the rates ``names`` of a frame's columns.
+
+    ``arguments`` holds ``data``, the column names ``y_true``, ``y_pred``,
+    ``sensitive_features`` and ``sample_weight``, and ``pos_label`` and
+    ``min_group_size``. An eager frame's columns go to ``in_memory`` (the
+    in-memory ``group_rates(names, ...)``); any lazy frame (Dask included)
+    to the engine's, which computes the confusion counts by one group-by.
+    Returns ``(values, overall)``: ``(n_groups, len(names))`` and
+    ``(len(names),)`` arrays.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from skfair.metrics._frame_arg import rates_on_frame
+    >>> def in_memory(names, y_true, y_pred, **options):
+    ...     return [[float(y_pred.mean())]], [0.0], None
+    >>> frame = pl.DataFrame({"y": [0, 1], "p": [1, 1], "g": [0, 1]})
+    >>> rates_on_frame(in_memory, ["selection_rate"], {
+    ...     "data": frame, "y_true": "y", "y_pred": "p",
+    ...     "sensitive_features": "g", "sample_weight": None,
+    ...     "pos_label": 1, "min_group_size": 1})
+    ([[1.0]], [0.0])
+    """
+    arguments = dict(arguments)
+    data = arguments["data"]
+    frame = as_frame(data)  # a Dask frame: narwhals' Dask backend, lazy
+    if isinstance(frame, nw.DataFrame):
+        values, overall, _ = in_memory(names, **frame_columns("group_rates", arguments))
+        return values, overall
+    del arguments["data"]
+    check_column_names(arguments)
+    values, overall, _ = lazy_engine("group_rates")(names, data, **arguments)
+    return values, overall
+
+
+def collected_columns(arguments):
+    """The arguments with ``data`` gone and its named columns in memory in their place.
+
+    For the functions that need every row in memory (:func:`skfair.report.
+    audit`): an eager frame's columns are taken out; a Dask frame's stay Dask
+    Series (the function's Dask path); any other lazy frame is reduced *in
+    its engine* to the named columns, which alone are collected (as pandas),
+    so only they leave the engine.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from skfair.metrics._frame_arg import collected_columns
+    >>> lf = pl.LazyFrame({"s": [.1, .7], "g": ["a", "b"], "other": [1, 2]})
+    >>> out = collected_columns(
+    ...     {"y_true": None, "y_score": "s", "sensitive_features": "g", "data": lf})
+    >>> out["y_score"].tolist(), out["sensitive_features"].tolist()
+    ([0.1, 0.7], ['a', 'b'])
+    """
+    arguments = dict(arguments)
+    frame = _frame(arguments.pop("data"))
+    check_column_names(arguments)
+    if not _is_eager(frame):
+        names = frame.collect_schema().names()
+        wanted = []
+        for role in COLUMN_ARGUMENTS:
+            value = arguments.get(role)
+            for name in (
+                [] if value is None else [value] if isinstance(value, str) else value
+            ):
+                if name not in names:
+                    raise ValueError(
+                        LAZY_MISSING_COLUMN_ERROR.format(
+                            role=role, name=name, columns=sorted(names)
+                        )
+                    )
+                wanted.append(name)
+        collected = frame.select(list(dict.fromkeys(wanted))).collect()
+        frame = nw.from_native(collected.to_pandas(), eager_only=True)
+    return eager_columns(frame, arguments)
 
 
 def frame_dispatch(name):

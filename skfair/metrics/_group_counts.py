@@ -174,6 +174,24 @@ def _sum_rows(counts, labels, n_labels):
     return out
 
 
+def weight_scale(largest):
+    """The power of two at most ``largest`` (a weight), that weights are divided by.
+
+    Dividing by a power of two is exact, so the weighted cells are exact
+    sums of integer weights, in any order: the lazy engine's sums (added in
+    the engine, then divided) equal the in-memory ones bit for bit.
+
+    Examples
+    --------
+    >>> from skfair.metrics._group_counts import weight_scale
+    >>> weight_scale(3.0), weight_scale(4.0), weight_scale(0.3)
+    (2.0, 4.0, 0.25)
+    """
+    if not (largest > 0 and np.isfinite(largest)):
+        return largest
+    return float(np.ldexp(1.0, np.frexp(largest)[1] - 1))
+
+
 def confusion_counts(truth, pred, codes, n_groups, weights=None):
     """The :class:`ConfusionCounts` of groups ``codes`` (-1: left out) in one pass."""
     key = codes * 4 + truth * 2 + pred
@@ -184,7 +202,8 @@ def confusion_counts(truth, pred, codes, n_groups, weights=None):
     rows = np.bincount(key, minlength=size).reshape(n_groups, 4).astype(np.float64)
     if weights is None:
         return ConfusionCounts(rows, None, rows)
-    weights = weights / weights.max()  # rates are scale-free; sums must not overflow
+    # rates are scale-free; sums must not overflow
+    weights = weights / weight_scale(weights.max())
     weighted = np.bincount(key, weights=weights, minlength=size).reshape(n_groups, 4)
     squared = np.bincount(key, weights=weights * weights, minlength=size)
     return ConfusionCounts(weighted, squared.reshape(n_groups, 4), rows)

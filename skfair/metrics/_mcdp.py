@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -119,9 +119,17 @@ def _results(
             return [class_details(labels, r, class_agg) for r in zip(*results)]
         return [float(v) for v in aggregate_classes(results, class_agg).reshape(-1)]
     check_scores_class_options(class_agg, classes)
+    if data.given == "both":  # the larger of the two sides, ε by ε
+        sides = [
+            _results(side, epsilons, options, min_group_size, details=details)
+            for side in data.sides()
+        ]
+        key = (lambda r: r.value) if details else None
+        return [max(pair, key=key) for pair in zip(*sides)]
     epsilons, prepared = _prepared(data, epsilons, options, min_group_size)
     if details:
-        return _evaluate(prepared, epsilons, options)
+        results = _evaluate(prepared, epsilons, options)
+        return [replace(r, given=data.given) for r in results]
     worst_only = options.agg == "max"
     per_grouping = [_pair_values(p, epsilons, options, worst_only) for p in prepared]
     return [
@@ -255,6 +263,8 @@ def mcdp_details(
     domain=(0.0, 1.0),
     class_agg="max",
     classes=None,
+    given=None,
+    pos_label=1,
     data=None,
 ):
     """MCDP(ε) and where it is attained: threshold or window, and which groups.
@@ -266,8 +276,12 @@ def mcdp_details(
     ----------
     y_true, y_score, sensitive_features, epsilon, method, sampling_frequency, rounding
         See :func:`mcdp`.
-    agg, combine, sample_weight, min_group_size, domain, class_agg, classes, data
+    agg, combine, sample_weight, min_group_size, domain, class_agg, classes
         See :func:`mcdp`.
+    given, pos_label, data
+        See :func:`mcdp`: with ``given``, the result's ``given`` says which
+        label's samples were compared (for "both", the side attaining the
+        value) and ``threshold`` is where their TPR (FPR) gap is largest.
 
     Returns
     -------
@@ -298,7 +312,9 @@ def mcdp_details(
     >>> res.class_label, res.groups, res.threshold, sorted(res.per_class)
     ('no', (0, 1), 0.2, ['no', 'yes'])
     """
-    inputs = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    inputs = ScoreData(
+        y_true, y_score, sensitive_features, sample_weight, combine, given, pos_label
+    )
     options = _Options(method, sampling_frequency, rounding, agg, domain)
     return _results(inputs, [epsilon], options, min_group_size, class_agg, classes)[0]
 
@@ -321,6 +337,8 @@ def mcdp(
     domain=(0.0, 1.0),
     class_agg="max",
     classes=None,
+    given=None,
+    pos_label=1,
     data=None,
 ):
     r"""Maximal cumulative-ratio disparity along predictions' ε-neighbourhoods.
@@ -388,6 +406,23 @@ def mcdp(
         For class probabilities, the label of each column (reported by
         :func:`mcdp_details`); None takes a DataFrame's columns, else
         ``0 .. n_classes - 1``.
+    given : {None, "positive", "negative", "both"}, default=None
+        Condition on the true label (separation rather than demographic
+        parity; see Notes). None compares every sample's score (demographic
+        parity). "positive" compares the groups' scores among the samples
+        whose ``y_true`` equals ``pos_label`` only, "negative" among the
+        others, and "both" is the larger of the two. The metric is then the
+        unconditional one on those rows: ``min_group_size``, the small-group
+        warning and the errors (e.g. a group with no such samples) apply to
+        the groups *within* the subset, and their messages say so. Needs
+        ``y_true``. For class probabilities each class's column is compared
+        one-vs-rest on the *true* class: "positive" keeps the samples of
+        that class, "negative" the others (``pos_label`` is then ignored;
+        the column labels, ``classes`` or a DataFrame's columns, must be
+        ``y_true``'s labels).
+    pos_label : int, float, bool or str, default=1
+        The positive class of ``y_true`` for ``given``; it must be one of
+        its labels. Ignored when ``given`` is None.
     data : DataFrame or lazy frame, default=None
         A frame narwhals supports, eager or lazy (pandas, polars
         ``DataFrame`` or ``LazyFrame``, a DuckDB relation, PySpark, SQLFrame,
@@ -433,10 +468,26 @@ def mcdp(
     a gap of 0.5 throughout). ``method="approx"`` reproduces Algorithm 2 with
     ``np.max(a, b)`` read as ``max(a, b)``.
 
+    **Separation over all thresholds.** With ``given="positive"`` the group
+    CDFs are those of the positives' scores, :math:`F_a(t) = P(\hat y \le t
+    \mid Y = 1, A = a)`, and :math:`1 - F_a(t)` is group *a*'s
+    true-positive rate at threshold *t* (decisions ``y_score > t``); so
+    MCDP(0) given positive is the largest gap between two groups' TPRs over
+    every threshold: threshold-free *equal opportunity*. Given negative it
+    is the largest FPR gap (*predictive equality*), and ``given="both"``
+    the larger of the two, the largest violation of *equalised odds* at any
+    one threshold. MCDP(ε > 0) asks the gap to persist over a window of
+    thresholds; ABCC given positive (:func:`abcc`) is the TPR gap averaged
+    over all thresholds in [0, 1], the Wasserstein-1 distance between the
+    positives' score distributions (Becker et al., 2024).
+
     References
     ----------
     .. [1] J. Jin, H. Li, F. Feng, "On the Maximal Local Disparity of
        Fairness-Aware Classifiers", ICML 2024.
+    .. [2] A.-K. Becker, O. Dumitrasc, K. Broelemann, "Standardized
+       Interpretable Fairness Measures for Continuous Risk Scores", ICML
+       2024.
 
     Examples
     --------
@@ -467,8 +518,21 @@ def mcdp(
     0.3333
     >>> round(mcdp(None, proba, sensitive_features=groups, class_agg="mean"), 4)
     0.2889
+
+    Equal opportunity over all thresholds: the largest TPR gap, MCDP(0)
+    among the positives (``given="negative"``: the largest FPR gap):
+
+    >>> y_true = [1, 1, 1, 0, 0] * 2
+    >>> mcdp(y_true, y0 + y1, sensitive_features=s, given="positive",
+    ...      min_group_size=1)
+    0.6666666666666666
+    >>> mcdp(y_true, y0 + y1, sensitive_features=s, given="negative",
+    ...      min_group_size=1)
+    1.0
     """
-    inputs = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    inputs = ScoreData(
+        y_true, y_score, sensitive_features, sample_weight, combine, given, pos_label
+    )
     options = _Options(method, sampling_frequency, rounding, agg, domain)
     return _results(
         inputs, [epsilon], options, min_group_size, class_agg, classes, details=False
@@ -493,6 +557,8 @@ def mcdp_curve(
     domain=(0.0, 1.0),
     class_agg="max",
     classes=None,
+    given=None,
+    pos_label=1,
     data=None,
 ):
     """MCDP(ε) for a sequence of ε, sorting the scores only once.
@@ -504,9 +570,11 @@ def mcdp_curve(
         units; the scores must lie in ``domain`` if any is > 0.
     y_true, y_score, sensitive_features, method, sampling_frequency, rounding
         See :func:`mcdp`.
-    agg, combine, sample_weight, min_group_size, domain, class_agg, classes, data
+    agg, combine, sample_weight, min_group_size, domain, class_agg, classes
         See :func:`mcdp` (for class probabilities, each ε's value is the
         ``class_agg`` of the classes' values at that ε).
+    given, pos_label, data
+        See :func:`mcdp` (``given="both"``: the larger side at each ε).
 
     Returns
     -------
@@ -523,7 +591,9 @@ def mcdp_curve(
     [0.4, 0.2, 0.0]
     """
     epsilons = np.atleast_1d(epsilons).tolist()
-    inputs = ScoreData(y_true, y_score, sensitive_features, sample_weight, combine)
+    inputs = ScoreData(
+        y_true, y_score, sensitive_features, sample_weight, combine, given, pos_label
+    )
     options = _Options(method, sampling_frequency, rounding, agg, domain)
     values = _results(
         inputs, epsilons, options, min_group_size, class_agg, classes, details=False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,12 @@ class MCDPResult:
     per_class : dict or None
         For class probabilities, each class's own :class:`MCDPResult`, keyed
         by class; None for 1-D scores.
+    given : {"positive", "negative"} or None
+        The true label of the compared samples (see ``given`` in
+        :func:`~skfair.metrics.mcdp`): "positive", "negative", or None when
+        every sample is compared; for ``given="both"``, the side whose
+        MCDP(ε) is the larger (the first on a tie). Shown in the repr when
+        set.
 
     Examples
     --------
@@ -69,3 +75,12 @@ class MCDPResult:
     pair_values: dict = field(repr=False)
     class_label: object = None
     per_class: dict | None = field(default=None, repr=False)
+    given: str | None = None
+
+    def __repr__(self):
+        shown = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in fields(self)
+            if f.repr and (f.name != "given" or self.given is not None)
+        ]
+        return f"{type(self).__name__}({', '.join(shown)})"

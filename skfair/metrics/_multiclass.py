@@ -192,17 +192,23 @@ def aggregate_classes(values, class_agg):
     return float(out) if out.ndim == 0 else out
 
 
-def per_class(evaluate, y_score, *, class_agg, classes):
+def per_class(
+    evaluate, y_score, *, class_agg, classes, labelled=False, warn_each=False
+):
     """``evaluate(column)`` of every class column: ``(labels, results)``.
 
-    The small-group warning, the same for every class, is raised once.
+    With ``labelled``, ``evaluate(column, label)``. The small-group warning,
+    the same for every class, is raised once (for each class with
+    ``warn_each``: when the classes compare different rows).
     """
     check_class_agg(class_agg)
     columns, labels = class_columns(y_score, classes)
-    results = [evaluate(columns[0])]
+    calls = [(c, label) if labelled else (c,) for c, label in zip(columns, labels)]
+    results = [evaluate(*calls[0])]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SmallGroupWarning)
-        results += [evaluate(column) for column in columns[1:]]
+        if not warn_each:
+            warnings.simplefilter("ignore", SmallGroupWarning)
+        results += [evaluate(*call) for call in calls[1:]]
     return labels, results
 
 

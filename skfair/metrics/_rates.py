@@ -22,11 +22,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..utils import sensitive_groupings
+from ..utils._groups import user_stacklevel
 from ..utils._validation import (
     check_hard_labels,
     check_same_index,
     check_sample_weight_1d,
 )
+from ._frame_arg import rates_on_frame
 from ._group_counts import (
     RATE_METRICS,
     check_compare_method,
@@ -77,8 +79,8 @@ def group_rates(
 ):
     """Group values ``(n_groups, len(names))``, overall values, and the grouping.
 
-    Called by the public functions directly, so that the undefined-rate
-    warnings point at the user's line.
+    The undefined-rate warnings point at the user's line, however deep the
+    call.
     """
     truth, pred, weights, grouping = binary_group_inputs(
         y_true,
@@ -93,9 +95,41 @@ def group_rates(
     total = confusion_counts(truth, pred, everyone, 1, weights).weighted[0]
     metrics = [RATE_METRICS[name] for name in names]
     for metric in metrics:
-        warn_undefined(metric, counts.weighted, grouping.labels, stacklevel=3)
+        warn_undefined(
+            metric, counts.weighted, grouping.labels, stacklevel=user_stacklevel()
+        )
     values = np.column_stack([m.value(counts.weighted) for m in metrics])
     return values, np.array([m.value(total) for m in metrics]), grouping
+
+
+def _rates_of(
+    names,
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    pos_label,
+    sample_weight,
+    min_group_size,
+    data,
+):
+    """:func:`group_rates`' values and overall values; of ``data``'s columns if given.
+
+    With ``data``, the data arguments are column names; a lazy frame's
+    rates are computed in its engine (``_frame_arg.rates_on_frame``).
+    """
+    arguments = {
+        "y_true": y_true,
+        "y_pred": y_pred,
+        "sensitive_features": sensitive_features,
+        "pos_label": pos_label,
+        "sample_weight": sample_weight,
+        "min_group_size": min_group_size,
+    }
+    if data is not None:
+        return rates_on_frame(group_rates, names, {**arguments, "data": data})
+    values, overall, _ = group_rates(names, **arguments)
+    return values, overall
 
 
 def _one_rate(name, rate, how, doc):
@@ -110,9 +144,10 @@ def _one_rate(name, rate, how, doc):
         pos_label=1,
         sample_weight=None,
         min_group_size=None,
+        data=None,
     ):
         check_compare_method(method)
-        values, overall, _ = group_rates(
+        values, overall = _rates_of(
             (rate,),
             y_true,
             y_pred,
@@ -120,6 +155,7 @@ def _one_rate(name, rate, how, doc):
             pos_label=pos_label,
             sample_weight=sample_weight,
             min_group_size=min_group_size,
+            data=data,
         )
         (value,) = compare(values, overall, how=how, method=method)
         return float(value)
@@ -140,11 +176,12 @@ def _equalized_odds(name, how, worst, doc):
         sample_weight=None,
         agg="worst_case",
         min_group_size=None,
+        data=None,
     ):
         if agg not in ("worst_case", "mean"):
             raise ValueError(AGG_ERROR.format(agg=agg))
         check_compare_method(method)
-        values, overall, _ = group_rates(
+        values, overall = _rates_of(
             ("true_positive_rate", "false_positive_rate"),
             y_true,
             y_pred,
@@ -152,6 +189,7 @@ def _equalized_odds(name, how, worst, doc):
             pos_label=pos_label,
             sample_weight=sample_weight,
             min_group_size=min_group_size,
+            data=data,
         )
         values = compare(values, overall, how=how, method=method)
         if np.isnan(values).all():
@@ -192,6 +230,17 @@ demographic_parity_difference = _one_rate(
         None keeps every group and warns about groups under 30 samples; an
         int ``k`` leaves out the groups of fewer than ``k`` samples (they
         still count in the overall rate of ``"to_overall"``).
+    data : DataFrame or lazy frame, default=None
+        A frame narwhals supports, eager or lazy (pandas, polars
+        ``DataFrame`` or ``LazyFrame``, a DuckDB relation, PySpark, SQLFrame,
+        Ibis, Dask); then ``y_true``, ``y_pred``, ``sensitive_features`` (a
+        name or a list of names) and ``sample_weight`` are the names of its
+        columns. An eager frame's columns are taken out and computed in
+        memory; a lazy frame's confusion counts are computed inside its
+        engine by one group-by, only the counts reaching the client (see
+        :ref:`warehouse`): without weights (or with integer weights) the
+        result is bit-equal to the in-memory value, with real-valued weights
+        equal to rounding.
 
     Returns
     -------
@@ -226,7 +275,9 @@ demographic_parity_ratio = _one_rate(
 
     Parameters
     ----------
-    y_true, y_pred, sensitive_features, method, pos_label, sample_weight, min_group_size
+    y_true, y_pred, sensitive_features, method, pos_label, sample_weight
+        See :func:`demographic_parity_difference`.
+    min_group_size, data
         See :func:`demographic_parity_difference`.
 
     Returns
@@ -267,7 +318,7 @@ equalized_odds_difference = _equalized_odds(
         See :func:`demographic_parity_difference`.
     agg : {"worst_case", "mean"}, default="worst_case"
         How the two differences combine.
-    min_group_size : int or None, default=None
+    min_group_size, data
         See :func:`demographic_parity_difference`.
 
     Returns
@@ -310,7 +361,7 @@ equalized_odds_ratio = _equalized_odds(
     ----------
     y_true, y_pred, sensitive_features, method, pos_label, sample_weight
         See :func:`demographic_parity_difference`.
-    agg, min_group_size
+    agg, min_group_size, data
         See :func:`equalized_odds_difference`.
 
     Returns
@@ -346,7 +397,9 @@ true_positive_rate_difference = _one_rate(
 
     Parameters
     ----------
-    y_true, y_pred, sensitive_features, method, pos_label, sample_weight, min_group_size
+    y_true, y_pred, sensitive_features, method, pos_label, sample_weight
+        See :func:`equalized_odds_difference`.
+    min_group_size, data
         See :func:`equalized_odds_difference`.
 
     Returns
@@ -376,7 +429,9 @@ true_positive_rate_ratio = _one_rate(
 
     Parameters
     ----------
-    y_true, y_pred, sensitive_features, method, pos_label, sample_weight, min_group_size
+    y_true, y_pred, sensitive_features, method, pos_label, sample_weight
+        See :func:`equalized_odds_difference`.
+    min_group_size, data
         See :func:`equalized_odds_difference`.
 
     Returns
@@ -409,7 +464,9 @@ false_positive_rate_difference = _one_rate(
 
     Parameters
     ----------
-    y_true, y_pred, sensitive_features, method, pos_label, sample_weight, min_group_size
+    y_true, y_pred, sensitive_features, method, pos_label, sample_weight
+        See :func:`equalized_odds_difference`.
+    min_group_size, data
         See :func:`equalized_odds_difference`.
 
     Returns
@@ -439,7 +496,9 @@ false_positive_rate_ratio = _one_rate(
 
     Parameters
     ----------
-    y_true, y_pred, sensitive_features, method, pos_label, sample_weight, min_group_size
+    y_true, y_pred, sensitive_features, method, pos_label, sample_weight
+        See :func:`equalized_odds_difference`.
+    min_group_size, data
         See :func:`equalized_odds_difference`.
 
     Returns

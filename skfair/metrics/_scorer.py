@@ -42,6 +42,7 @@ from ..utils._response import positive_class_scores
 from ..utils._sensitive_spec import check_sensitive_spec
 from ._base import UNIT_DOMAIN
 from ._distribution import abcc, abpc, delta_dp
+from ._given import check_given
 from ._hfm import hfm
 from ._mcdp import mcdp
 from ._multiclass import check_class_agg
@@ -66,6 +67,12 @@ MULTICLASS_RESPONSE_ERROR = (
     "each predicted class); got response_method={methods!r}, of which "
     "{estimator} has none. Pass pos_label=<class> to score one class's "
     "{methods!r} against the rest."
+)
+SCORER_GIVEN_ERROR = (
+    "{scorer} compares the groups among the samples of one true label "
+    "(given={given!r}), relative to the positive class, but {estimator} has "
+    "none (no classes_; a regressor's targets are not classes). Score a "
+    "classifier, or pass pos_label=<the positive label of y>."
 )
 #: Response methods each metric may score. decision_function (unbounded
 #: margins) only where the metric is invariant to increasing maps: MCDP(0).
@@ -113,7 +120,10 @@ class _FairnessScorer:
         check_min_group_size(self._kwargs["min_group_size"])
         if "class_agg" in self._kwargs:
             check_class_agg(self._kwargs["class_agg"])
-        self._probe({**self._kwargs, "min_group_size": None})  # groups of 3
+        probe = {**self._kwargs, "min_group_size": None}  # groups of 3
+        if "given" in probe:  # checked here; the probe compares every row
+            probe["given"] = check_given(probe["given"]) and None
+        self._probe(probe)
         value = params.get("response_method", "predict")
         allowed = self._allowed_responses()
         if self._unit_domain() and self._kwargs.get("epsilon", 0) != 0:
@@ -230,9 +240,39 @@ class _FairnessScorer:
             raise ValueError(MISSING_SENSITIVE_ERROR.format(scorer=repr(self)))
         y_score, pos_label = self._response(estimator, X)
         y_true = None if y_true is None else np.asarray(y_true)
-        kwargs = {**self._kwargs, **kwargs}
+        kwargs = self._given_options({**self._kwargs, **kwargs}, estimator, pos_label)
         value = self._value(X, y_true, y_score, pos_label, sensitive_features, kwargs)
         return self._sign * float(value)
+
+    def _given_options(self, kwargs, estimator, pos_label):
+        """The metric's ``pos_label`` (or ``classes``) for ``given``: the scored class.
+
+        1-D scores are those of the positive class ``pos_label`` (the
+        estimator's, or the scorer's own); class probabilities are compared
+        one-vs-rest on each true class, the columns named by ``classes_``.
+        """
+        if kwargs.get("given") is None:
+            return kwargs
+        classes = getattr(estimator, "classes_", None)
+        if (
+            self._params["pos_label"] is None
+            and classes is not None
+            and len(classes) > 2
+        ):
+            if kwargs.get("classes") is None:
+                kwargs = {**kwargs, "classes": list(classes)}
+            return kwargs
+        if pos_label is None:
+            pos_label = self._params["pos_label"]
+        if pos_label is None:
+            raise ValueError(
+                SCORER_GIVEN_ERROR.format(
+                    scorer=repr(self),
+                    given=kwargs["given"],
+                    estimator=type(estimator).__name__,
+                )
+            )
+        return {**kwargs, "pos_label": pos_label}
 
     def _routable(self):
         names = ["sensitive_features"] if self._sensitive is None else []
@@ -326,6 +366,7 @@ def make_mcdp_scorer(
     domain=(0.0, 1.0),
     class_agg="max",
     classes=None,
+    given=None,
 ):
     """Make a scorer returning −MCDP(ε) of the positive-class scores.
 
@@ -362,6 +403,14 @@ def make_mcdp_scorer(
         Passed to the metric: labels of the probability columns (they name
         the classes only; the score does not depend on them). None for the
         estimator's ``classes_`` order.
+    given : {None, "positive", "negative", "both"}, default=None
+        Passed to the metric (see :func:`skfair.metrics.mcdp`): compare the
+        groups' scores among the test samples whose ``y`` is the positive
+        class (``pos_label``, or the greater of ``classes_``), among the
+        others, or the larger of the two: threshold-free equal opportunity,
+        predictive equality and equalised odds. With more than two classes
+        and ``pos_label=None``, each class's column is compared among the
+        samples of that true class (``classes_`` name the columns).
 
     Returns
     -------
@@ -394,6 +443,13 @@ def make_mcdp_scorer(
     >>> scores = cross_val_score(Ridge(), X, amounts, scoring=scorer)
     >>> bool(((-1 <= scores) & (scores <= 0)).all())
     True
+
+    Equal opportunity over all thresholds (the largest TPR gap):
+
+    >>> scorer = make_mcdp_scorer(sensitive="g", given="positive")
+    >>> scores = cross_val_score(LogisticRegression(), X, y, scoring=scorer)
+    >>> bool(((-1 <= scores) & (scores <= 0)).all())
+    True
     """
     return mcdp
 
@@ -411,12 +467,13 @@ def make_abcc_scorer(
     min_group_size=None,
     class_agg="max",
     classes=None,
+    given=None,
 ):
     """Make a scorer returning −ABCC of the positive-class probabilities.
 
     Parameters
     ----------
-    sensitive, pos_label, class_agg, classes
+    sensitive, pos_label, class_agg, classes, given
         See :func:`make_mcdp_scorer`.
     response_method : {"predict_proba", "predict"}, default="predict_proba"
         Probabilities, or the 0/1 indicator of the predicted positive class.
@@ -454,12 +511,13 @@ def make_abpc_scorer(
     domain=(0.0, 1.0),
     class_agg="max",
     classes=None,
+    given=None,
 ):
     """Make a scorer returning −ABPC of the positive-class probabilities.
 
     Parameters
     ----------
-    sensitive, pos_label, class_agg, classes
+    sensitive, pos_label, class_agg, classes, given
         See :func:`make_mcdp_scorer`.
     response_method : {"predict_proba"}, default="predict_proba"
         Probabilities only: a density of hard 0/1 predictions means nothing
@@ -498,12 +556,13 @@ def make_delta_dp_scorer(
     min_group_size=None,
     class_agg="max",
     classes=None,
+    given=None,
 ):
     """Make a scorer returning −ΔDP (mean-score gap, or positive-rate gap).
 
     Parameters
     ----------
-    sensitive, pos_label, class_agg, classes
+    sensitive, pos_label, class_agg, classes, given
         See :func:`make_mcdp_scorer`.
     response_method : {"predict_proba", "predict"}, default="predict_proba"
         ``"predict"`` scores the 0/1 indicator of the positive class among

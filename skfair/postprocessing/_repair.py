@@ -177,12 +177,16 @@ class BarycentreRepairMixin(SensitiveColumnsMixin):
         check_fit_shape(self, X)
         y, classes, sample_weight = self._check_fit_target(X, y, sample_weight)
         grouping = self._fit_groups_first(X)
+        weights = np.ones(y.shape[0]) if sample_weight is None else sample_weight
+        # checked before any fit, unless the groups wait for the estimator
+        table_weights = (
+            None if grouping is None else self._table_weights(y, weights, grouping)
+        )
         response_method = self._fit_response_method()
         frozen = isinstance(self.estimator, FrozenEstimator)
         fit_params, split_params = route_fit_params(
             self, sample_weight=sample_weight, fit_params=fit_params, frozen=frozen
         )
-        weights = np.ones(y.shape[0]) if sample_weight is None else sample_weight
         if frozen:
             self.estimator_, oof = self.estimator, None
             own = frozen_scores(
@@ -206,11 +210,19 @@ class BarycentreRepairMixin(SensitiveColumnsMixin):
         self._hash_seed = int(seed)
         if grouping is None:  # labels were unhashable and X passed the estimator
             grouping = self._groups(X, fit=True)
+            table_weights = self._table_weights(y, weights, grouping)
         scores, self.calibration_ = calibration_scores(oof, own, weights=weights, X=X)
         if frozen:
             self.calibration_ = "frozen"
-        self._fit_tables(scores, grouping, weights)
+        self._fit_tables(scores, grouping, table_weights)
         return response_method
+
+    def _table_weights(self, y, weights, grouping):
+        """The weight of every fit row in the quantile tables: its sample weight.
+
+        A subclass whose tables hold one class's rows only gives the others 0.
+        """
+        return weights
 
     def _fit_tables(self, scores, grouping, weights):
         """Store the groups' quantile tables and their barycentre."""

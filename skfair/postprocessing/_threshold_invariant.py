@@ -1,8 +1,12 @@
-"""Post-processing to demographic parity at every threshold.
+"""Post-processing to demographic parity or equal opportunity at every threshold.
 
 :class:`ThresholdInvariantClassifier` moves every group's score distribution
 onto their common 1-D Wasserstein barycentre, so that the share of positive
 decisions is the same in every group whatever threshold is used afterwards.
+With ``constraint="equal_opportunity"`` (``"predictive_equality"``) the maps
+are learnt on the scores of the positives (negatives) only, so that the
+true-positive (false-positive) rate is the same in every group at every
+threshold.
 """
 
 from __future__ import annotations
@@ -28,10 +32,13 @@ from sklearn.utils.validation import assert_all_finite, check_is_fitted, column_
 
 from ..utils._docstrings import fill_doc
 from ..utils._validation import (
+    POS_LABEL_NOT_FOUND_ERROR,
     check_binary_target,
     check_binary_y,
     check_sample_weight_1d,
+    same_label,
 )
+from ._optimal import _plain
 from ._repair import REPAIR_DOCS, REPAIR_PARAMETER_CONSTRAINTS, BarycentreRepairMixin
 from ._response import has_response, positive_scores, resolve_response_method
 
@@ -46,13 +53,26 @@ MULTICLASS_ERROR = (
     "class_agg='max'), or repair one class against the rest (y == k). See the "
     "user guide's 'Why there is no multiclass post-processing'."
 )
+MISSING_LABEL_ERROR = (
+    "constraint={constraint!r} maps every group's scores so that those of its "
+    "{which} (y {op} {pos_label!r}) follow one common distribution, but group "
+    "{group!r} of {name!r} has no {which} (of positive weight) in the fit "
+    "data, so its map cannot be learnt. Fit on data where every group holds "
+    "{which}, merge the group with another, leave it out with "
+    "min_group_size, or use constraint='demographic_parity'."
+)
+#: The rows each constraint's maps are learnt on: y == pos_label or not.
+_CONDITIONED_ON = {
+    "equal_opportunity": ("positives", "=="),
+    "predictive_equality": ("negatives", "!="),
+}
 
 
 @fill_doc(REPAIR_DOCS)
 class ThresholdInvariantClassifier(
     BarycentreRepairMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
 ):
-    """Repair a binary classifier's scores to demographic parity at every threshold.
+    """Repair a binary classifier's scores to parity at every threshold.
 
     For each group ``g`` (the intersection of the ``sensitive`` columns of
     ``X``), the classifier estimates the CDF ``F_g`` and quantile function
@@ -69,6 +89,19 @@ class ThresholdInvariantClassifier(
     thresholds) and ABCC are all close to zero. Smaller values trace the
     fairness-accuracy trade-off along the Wasserstein geodesic. Within each
     group the order of the scores is preserved.
+
+    ``constraint`` says whose scores ``F_g``, ``Q_g`` and ``w_g`` describe:
+    every member's of the group (demographic parity, the default), its
+    positives' (``y == pos_label``: equal opportunity) or its negatives'
+    (predictive equality). The map is learnt on labelled rows at fit and
+    applied to *every* score of the group at predict, without labels. With
+    equal opportunity the repaired scores of every group's positives then
+    follow ``Q̄``, so the share of a group's positives on either side of any
+    threshold (its true-positive rate) is the same in every group: the
+    largest TPR gap over all thresholds, MCDP(0) among the positives, is close
+    to zero. Predictive equality does the same for the negatives and the
+    false-positive rate. The other label's distributions are not equalised
+    (see Notes).
 
     The groups are read from ``X`` itself, so ``predict`` needs no extra
     argument and the estimator works in :class:`~sklearn.pipeline.Pipeline`,
@@ -92,6 +125,24 @@ class ThresholdInvariantClassifier(
         drop them inside a pipeline if the model should not see them. A
         numeric column with many distinct values (a continuous variable) is
         refused: bin it first.
+
+    constraint : {"demographic_parity", "equal_opportunity", \
+            "predictive_equality"}, default="demographic_parity"
+        Which scores the maps equalise: every group's (the share above any
+        threshold is the same in every group), its positives' (equal
+        true-positive rates at every threshold) or its negatives' (equal
+        false-positive rates at every threshold). With the last two, ``F_g``
+        and ``Q_g`` are those of the group's positives' (negatives') scores,
+        ``w_g`` is the group's share of all the positives (negatives), and
+        ``smoothing`` mixes in the pooled positives' (negatives') scores. Every
+        group must hold positives (negatives) of positive weight in the fit
+        data, or be left out by ``min_group_size``.
+
+    pos_label : int, float, bool or str, default=None
+        The label of the positives that ``constraint="equal_opportunity"``
+        conditions on (the negatives, for ``"predictive_equality"``, are the
+        other label); None is ``classes_[1]``. The scores repaired are always
+        those of ``classes_[1]``. Unused with demographic parity.
 
     repair : float in [0, 1], default=1.0
         How far every score moves towards the barycentre: 0 leaves the scores
@@ -170,15 +221,21 @@ class ThresholdInvariantClassifier(
         The fitted base classifier used at predict time.
 
     classes_ : ndarray of shape (2,)
-        The class labels; ``classes_[1]`` is the positive class.
+        The class labels; ``classes_[1]`` is the class whose scores are
+        repaired.
+
+    pos_label_ : object
+        The label of the positives (``pos_label``, or ``classes_[1]``).
 
     <group_attributes>
 
     quantiles_ : ndarray of shape (n_groups, n_quantiles)
-        Every group's (smoothed) score quantile function ``Q_g``.
+        Every group's (smoothed) score quantile function ``Q_g`` (of its
+        positives' or negatives' scores, as ``constraint`` says).
 
     pooled_quantiles_ : ndarray of shape (n_quantiles,)
-        The quantile function of all fit scores pooled.
+        The quantile function of all fit scores pooled (all the positives' or
+        negatives', as ``constraint`` says).
 
     <barycenter_>
 
@@ -200,7 +257,10 @@ class ThresholdInvariantClassifier(
     sklearn.model_selection.FixedThresholdClassifier : Thresholds scores
         without changing them.
     skfair.metrics.mcdp : Maximal cumulative demographic-parity gap; MCDP(0)
-        is the largest ΔDP over all thresholds.
+        is the largest ΔDP over all thresholds (among the positives: the
+        largest TPR gap).
+    OptimalParityClassifier : The most accurate randomised decisions meeting
+        a parity constraint at one threshold.
 
     Notes
     -----
@@ -242,6 +302,31 @@ class ThresholdInvariantClassifier(
     model with continuous scores is best repaired out-of-fold, or frozen and
     repaired on held-out rows; the user guide gives the measurements.
 
+    **What equal opportunity does to the other rates.** The maps of
+    ``constraint="equal_opportunity"`` are fitted to the positives alone;
+    the negatives' scores go through the same maps, but nothing makes their
+    distributions agree, so the false-positive-rate gaps may shrink or grow,
+    and demographic parity is not guaranteed either (it fails whenever the
+    groups' shares of positives differ and the negatives' distributions do
+    not make up for it). The same holds, labels swapped, for predictive
+    equality. Both (equalised odds at every threshold) would take two maps
+    per group, one per label, and the label is not known at predict.
+    A score outside the range of the group's table (smoothed with the pooled
+    one) maps to an end of the barycentre: with equal opportunity many of the
+    lowest-scoring negatives may share the lowest repaired score (their order
+    among themselves is lost; no decision at a higher threshold changes).
+
+    **Every threshold, not one.** fairlearn's ``ThresholdOptimizer`` (with
+    ``constraints="true_positive_rate_parity"``) and
+    :class:`OptimalParityClassifier` choose per-group (randomised) decisions
+    that equalise the true-positive rates at the *one* operating point they
+    optimise; the scores are left as they are, so another threshold is not
+    fair. Here the scores themselves are repaired: the rates agree at every
+    threshold, so the threshold can be chosen, or moved, after fitting, the
+    scores can be ranked, and predictions are deterministic per row. When
+    one threshold is fixed in advance, the one-point methods may keep more
+    accuracy, since they need not constrain the other thresholds.
+
     References
     ----------
     .. [1] E. Chzhen, C. Denis, M. Hebiri, L. Oneto and M. Pontil, "Fair
@@ -276,6 +361,21 @@ class ThresholdInvariantClassifier(
     threshold 0.4: raw gap 0.35, repaired gap 0.01
     threshold 0.6: raw gap 0.36, repaired gap 0.02
     threshold 0.8: raw gap 0.29, repaired gap 0.00
+
+    With ``constraint="equal_opportunity"`` the positives' scores agree
+    instead. MCDP(0) among the positives is the largest gap between the
+    groups' true-positive rates over all thresholds:
+
+    >>> from skfair.metrics import mcdp
+    >>> eo = ThresholdInvariantClassifier(
+    ...     LogisticRegression(), sensitive=0,
+    ...     constraint="equal_opportunity", random_state=0,
+    ... ).fit(X[:5000], y[:5000])
+    >>> def tpr_gap(scores):
+    ...     return mcdp(y[5000:], scores, sensitive_features=g_new, given="positive")
+    >>> repaired = eo.predict_proba(X_new)[:, 1]
+    >>> print(f"raw {tpr_gap(raw):.2f}, repaired {tpr_gap(repaired):.2f}")
+    raw 0.34, repaired 0.04
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -284,6 +384,12 @@ class ThresholdInvariantClassifier(
             HasMethods(["fit", "predict_proba"]),
             HasMethods(["fit", "decision_function"]),
         ],
+        "constraint": [
+            StrOptions(
+                {"demographic_parity", "equal_opportunity", "predictive_equality"}
+            )
+        ],
+        "pos_label": [Real, str, "boolean", None],
         "threshold": [StrOptions({"auto"}), Real],
         "response_method": [StrOptions({"auto", "predict_proba", "decision_function"})],
     }
@@ -293,6 +399,8 @@ class ThresholdInvariantClassifier(
         estimator,
         *,
         sensitive,
+        constraint="demographic_parity",
+        pos_label=None,
         repair=1.0,
         cv=5,
         threshold="auto",
@@ -308,6 +416,8 @@ class ThresholdInvariantClassifier(
     ):
         self.estimator = estimator
         self.sensitive = sensitive
+        self.constraint = constraint
+        self.pos_label = pos_label
         self.repair = repair
         self.cv = cv
         self.threshold = threshold
@@ -327,7 +437,7 @@ class ThresholdInvariantClassifier(
     )
     @fill_doc(REPAIR_DOCS)
     def fit(self, X, y, sample_weight=None, **fit_params):
-        """Fit the base classifier and estimate every group's score distribution.
+        """Fit the base classifier and estimate the groups' score distributions.
 
         Parameters
         ----------
@@ -335,7 +445,9 @@ class ThresholdInvariantClassifier(
             Training data, including the ``sensitive`` column(s).
 
         y : array-like of shape (n_samples,)
-            Binary target (any two labels).
+            Binary target (any two labels). With equal opportunity or
+            predictive equality it also picks the rows each group's map is
+            learnt on.
 
         <fit_parameters>
 
@@ -353,9 +465,9 @@ class ThresholdInvariantClassifier(
         return self
 
     def _check_fit_target(self, X, y, sample_weight):
-        """Validate ``y`` and ``sample_weight`` at fit.
+        """Validate ``y``, ``pos_label`` and ``sample_weight`` at fit.
 
-        Returns ``(y, classes, sample_weight)``.
+        Returns ``(y, classes, sample_weight)``; sets ``pos_label_``.
         """
         y = column_or_1d(y, warn=True)
         if y.dtype.kind in "fc":
@@ -365,6 +477,7 @@ class ThresholdInvariantClassifier(
                 MULTICLASS_ERROR.format(classes=np.unique(y).tolist()[:10])
             )
         _, classes = check_binary_y(y, estimator=self)
+        self.pos_label_ = self._resolve_pos_label(classes)
         sample_weight = check_sample_weight_1d(sample_weight, y.shape[0])
         if sample_weight is not None:  # weight 0 must not leave one class
             check_binary_target(
@@ -373,6 +486,49 @@ class ThresholdInvariantClassifier(
                 why="ThresholdInvariantClassifier",
             )
         return y, classes, sample_weight
+
+    def _resolve_pos_label(self, classes):
+        """``pos_label`` as the class label it names (``classes[1]`` for None)."""
+        if self.pos_label is None:
+            return classes[1]
+        for label in classes:
+            if same_label(label, self.pos_label):
+                return label
+        raise ValueError(
+            POS_LABEL_NOT_FOUND_ERROR.format(
+                pos_label=self.pos_label, name="y", classes=classes.tolist()
+            )
+        )
+
+    def _table_weights(self, y, weights, grouping):
+        """The sample weights of the rows the constraint conditions on, 0 elsewhere.
+
+        Raises :data:`MISSING_LABEL_ERROR` for a group (not left out) of
+        positive weight none of whose conditioned rows has a positive weight.
+        """
+        if self.constraint == "demographic_parity":
+            return weights
+        which, op = _CONDITIONED_ON[self.constraint]
+        positive = y == self.pos_label_
+        conditioned = positive if op == "==" else ~positive
+        kept = grouping.codes >= 0
+        codes = grouping.codes[kept]
+        n = grouping.n_groups
+        size = np.bincount(codes, weights=weights[kept], minlength=n)
+        held = np.bincount(codes, weights=(weights * conditioned)[kept], minlength=n)
+        missing = np.flatnonzero((size > 0) & (held <= 0))
+        if missing.size:
+            raise ValueError(
+                MISSING_LABEL_ERROR.format(
+                    constraint=self.constraint,
+                    which=which,
+                    op=op,
+                    pos_label=_plain(self.pos_label_),
+                    group=grouping.labels[missing[0]],
+                    name=grouping.name,
+                )
+            )
+        return np.where(conditioned, weights, 0.0)
 
     def _fit_response_method(self):
         """The estimator's method whose scores are repaired."""
@@ -438,6 +594,10 @@ class ThresholdInvariantClassifier(
         """
         scores = self._repaired_scores(X)
         return self.classes_[(scores >= self.threshold_).astype(np.intp)]
+
+    def __sklearn_is_fitted__(self):
+        """Whether :meth:`fit` ran to its end (a failed fit leaves it unfitted)."""
+        return hasattr(self, "threshold_")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

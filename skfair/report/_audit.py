@@ -16,6 +16,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..metrics import hfm
+from ..metrics._frame_arg import collected_columns
 from ..metrics._score_type import check_score_type
 from ..metrics.inference import check_confidence_level, check_n_resamples
 from ..model_selection import threshold_tradeoff
@@ -89,6 +90,19 @@ AUDIT_RAW_THRESHOLD_ERROR = (
 )
 
 
+def _data_inputs(data, y_true, y_score, sensitive_features):
+    """:func:`audit`'s data arguments by name; with ``data``, the columns they name."""
+    inputs = {
+        "y_true": y_true,
+        "y_score": y_score,
+        "sensitive_features": sensitive_features,
+    }
+    if data is None:
+        return inputs
+    columns = collected_columns({**inputs, "data": data})
+    return {name: columns[name] for name in inputs}
+
+
 def audit(
     y_true,
     y_score,
@@ -112,6 +126,7 @@ def audit(
     classes=None,
     sample_weight=None,
     exclude=None,
+    data=None,
 ):
     """Audit a model's scores: every fairness metric, its uncertainty, a report.
 
@@ -271,6 +286,18 @@ def audit(
         sequence of labels, or a mapping ``{label: reason}``; the notes name
         each with its reason and its rows (e.g. groups whose outcome is fixed
         by definition). An unknown label is an error. Not on Dask.
+    data : DataFrame or lazy frame, default=None
+        A frame narwhals supports; then ``y_true``, ``y_score`` (a name, or
+        the names of the class-probability columns) and
+        ``sensitive_features`` (a name or a list of names) are the names of
+        its columns. An eager frame's (pandas, polars, PyArrow) columns are
+        taken out; a Dask frame's stay Dask Series (the Dask audit below). A
+        lazy frame (DuckDB, polars ``LazyFrame``, Spark, SQLFrame, Ibis) is
+        reduced in its engine to the named columns, which alone are
+        collected into memory: the intervals, tests and figures need every
+        score. For the metrics alone on data larger than memory, call them
+        with ``data=`` (computed in the engine) or ``python -m skfair audit
+        --engine duckdb``.
 
     Returns
     -------
@@ -361,8 +388,8 @@ def audit(
         "n_permutations": n_permutations,
         "exclude": exclude,
     }
-    inputs = {"y_true": y_true, "y_score": y_score}
-    inputs["sensitive_features"] = sensitive_features
+    inputs = _data_inputs(data, y_true, y_score, sensitive_features)
+    y_true, y_score, sensitive_features = inputs.values()
     dask = check_not_mixed({k: v for k, v in inputs.items() if v is not None})
     record, prepared = prepare_audit(
         inputs, X, shown, sample_weight=sample_weight, exclude=exclude, dask=dask

@@ -604,19 +604,21 @@ def test_a_one_sample_intersection_under_marginal_names_the_way_out():
                 "domain",
                 "class_agg",
                 "classes",
+                "given",
+                "pos_label",
             ],
         ),
         (
             "delta_dp",
             {"agg": "max", "epsilon": 0.1},
             ["epsilon"],
-            ["threshold", "agg", "class_agg", "classes"],
+            ["threshold", "agg", "class_agg", "classes", "given", "pos_label"],
         ),
         (
             "abcc",
             {"min_group_size": 5},
             ["min_group_size"],
-            ["method", "n_points", "agg", "class_agg", "classes"],
+            ["method", "n_points", "agg", "class_agg", "classes", "given", "pos_label"],
         ),
     ],
 )

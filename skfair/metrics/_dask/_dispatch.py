@@ -14,6 +14,7 @@ import functools
 import inspect
 
 from ...utils._dask import check_not_mixed
+from .._given import on_sides
 
 # The arguments that carry one value per sample.
 DATA_ARGUMENTS = ("y_true", "y_score", "y_pred", "sensitive_features", "sample_weight")
@@ -102,7 +103,7 @@ def dask_dispatch(engine_name):
                 if is_dask_class_scores(arguments["y_score"]):
                     return class_engine(engine_name, engine, arguments)
                 del arguments["class_agg"], arguments["classes"]
-            return engine(**arguments)
+            return on_sides(engine, arguments)
 
         return wrapper
 

@@ -11,6 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...utils._validation import same_label
+from .._given import GIVEN_Y_TRUE_ERROR, check_given, take_rows
+
 PARTITION_COUNT_ERROR = (
     "The Dask inputs must have the same partitions; got {counts}. Build them "
     "from one Dask DataFrame (e.g. ddf['score'] and ddf['group']) or give "
@@ -242,9 +245,39 @@ def check_no_weights(sample_weight):
 
 
 def start(y_true, y_score, options):
-    """The aligned partitions of a score metric's Dask inputs (no weights)."""
+    """The aligned partitions of a score metric's Dask inputs (no weights).
+
+    With ``options["given"]`` ("positive" or "negative"), each partition
+    keeps the rows on that side of ``options["pos_label"]`` in ``y_true``
+    (:func:`_given_partition`, one delayed task per partition).
+    """
     check_no_weights(options.get("sample_weight"))
     sensitive_features = options["sensitive_features"]
-    return collect(
+    names, aligned, meta = collect(
         {"y_score": y_score, "y_true": y_true, "sensitive_features": sensitive_features}
     )
+    given = check_given(options.get("given"))
+    if given is not None:
+        import dask
+
+        if y_true is None:
+            raise ValueError(GIVEN_Y_TRUE_ERROR.format(given=given))
+        keep = dask.delayed(_given_partition, nout=len(names), pure=True)
+        pos_label = options.get("pos_label", 1)
+        aligned = [
+            tuple(keep(k, names, given, pos_label, *parts))
+            for k, parts in enumerate(aligned)
+        ]
+    return names, aligned, meta
+
+
+def _given_partition(k, names, given, pos_label, *parts):
+    """Partition ``k``'s inputs restricted to the rows of one side of ``pos_label``."""
+    labels = np.asarray(parts[names.index("y_true")]).ravel()
+    if pd.isna(labels).any():
+        raise ValueError(PARTITION_NAN_LABEL_ERROR.format(name="y_true", partition=k))
+    match = [c for c in pd.unique(labels) if same_label(c, pos_label)]
+    mask = labels == match[0] if match else np.zeros(labels.shape, dtype=bool)
+    if given == "negative":
+        mask = ~mask
+    return tuple(take_rows(part, mask) for part in parts)

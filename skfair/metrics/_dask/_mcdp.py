@@ -352,6 +352,7 @@ def _assemble(per_grouping, epsilon, options):
         threshold=worst[2],
         higher_cdf_group=worst[5],
         pair_values=pair_values,
+        given=options.get("given"),
     )
 
 

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from ...utils import SmallGroupWarning
+from .._given import on_sides
 from .._multiclass import (
     PROBA_COLUMNS_ERROR,
     aggregate_classes,
@@ -64,7 +65,10 @@ def class_engine(engine_name, engine, arguments):
         with warnings.catch_warnings():
             if k:
                 warnings.simplefilter("ignore", SmallGroupWarning)
-            results.append(engine(y_score=column, **arguments))
+            one = {**arguments, "y_score": column}
+            if arguments.get("given") is not None:  # one-vs-rest on the true class
+                one["pos_label"] = labels[k]
+            results.append(on_sides(engine, one))
     if engine_name == "mcdp_details":
         return class_details(labels, results, class_agg)
     return aggregate_classes(results, class_agg)

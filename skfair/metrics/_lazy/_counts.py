@@ -21,10 +21,16 @@ from dataclasses import dataclass
 import narwhals.stable.v2 as nw
 import numpy as np
 
+from ...utils._groups import user_stacklevel
 from ...utils._validation import check_hard_labels
 from .._dask._groups import per_group
 from .._dask._inputs import LABEL_COLUMNS
-from .._group_counts import RATE_METRICS, ConfusionCounts, warn_undefined
+from .._group_counts import (
+    RATE_METRICS,
+    ConfusionCounts,
+    warn_undefined,
+    weight_scale,
+)
 from ..inference._intervals import GroupSummary
 from ._frame import LazyColumns
 from ._groups import groupings_of
@@ -57,7 +63,7 @@ def _weight_sums(weight):
     if weight is None:
         return {}
     w = nw.col(weight)
-    return {"w": w.sum(), "w2": (w * w).sum()}
+    return {"w": w, "w2": w * w}
 
 
 def group_confusion(
@@ -74,8 +80,8 @@ def group_confusion(
 
     ``y_true``, ``y_pred``, ``sensitive_features`` (a name or a list, whose
     intersection is the grouping) and ``sample_weight`` are column names of
-    ``data``. Weighted cells are divided by the largest weight, as in
-    memory.
+    ``data``. Weighted cells are divided by the power of two at most the
+    largest weight, as in memory (exact: integer weights give exact cells).
 
     Examples
     --------
@@ -105,8 +111,8 @@ def group_confusion(
         summary, combine="intersection", min_group_size=min_group_size
     )
     everyone = np.zeros(codes.shape[0], dtype=np.intp)
-    # weighted cells are divided by the largest weight, as in memory
-    scale = checked.weight_max
+    # weighted cells are divided by the in-memory power of two
+    scale = None if checked.weight_max is None else weight_scale(checked.weight_max)
     return GroupConfusion(
         name,
         labels,
@@ -173,7 +179,12 @@ def group_rates(
     )
     metrics = [RATE_METRICS[name] for name in names]
     for metric in metrics:
-        warn_undefined(metric, confusion.counts.weighted, confusion.labels)
+        warn_undefined(
+            metric,
+            confusion.counts.weighted,
+            confusion.labels,
+            stacklevel=user_stacklevel(),
+        )
     weighted = confusion.counts.weighted
     values = np.column_stack([m.value(weighted) for m in metrics])
     total = confusion.total.weighted[0]
@@ -262,19 +273,19 @@ def group_summaries(
     checked = columns.checked()
     shift = checked.low
     x = nw.col(y_score) - shift
-    # a column of ones without weights (a literal cannot be aggregated)
+    # a column of ones without weights
     w = nw.col(y_score) * 0.0 + 1.0 if sample_weight is None else nw.col(sample_weight)
     aggs = {
-        "w": w.sum(),
-        "w2": (w * w).sum(),
-        "wx": (w * x).sum(),
-        "w2x": (w * w * x).sum(),
-        "w2x2": (w * w * x * x).sum(),
+        "w": w,
+        "w2": w * w,
+        "wx": w * x,
+        "w2x": w * w * x,
+        "w2x2": w * w * x * x,
     }
     if threshold is not None:
         above = (nw.col(y_score) >= threshold).cast(nw.Float64)
-        aggs["wa"] = (w * above).sum()
-        aggs["a"] = above.sum()
+        aggs["wa"] = w * above
+        aggs["a"] = above
     table, sums = per_row(columns, aggs)
     summary = {"table": table, "arrays": {"count": (sums["__count"], "add")}}
     out = []

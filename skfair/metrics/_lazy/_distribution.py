@@ -46,6 +46,8 @@ def delta_dp(
     combine="intersection",
     sample_weight=None,
     min_group_size=None,
+    given=None,
+    pos_label=1,
 ):
     """:func:`skfair.metrics.delta_dp` on the columns of a frame.
 
@@ -67,16 +69,21 @@ def delta_dp(
         raise ValueError(THRESHOLD_ERROR.format(value=threshold))
     check_agg(agg)
     columns = LazyColumns(
-        data, y_score, sensitive_features, sample_weight, ignored={"y_true": y_true}
+        data,
+        y_score,
+        sensitive_features,
+        sample_weight,
+        ignored={"y_true": y_true},
+        given=(given, pos_label, y_true),
     )
     columns.checked()
     value = nw.col(y_score)
     if threshold is not None:
         value = (value >= threshold).cast(nw.Float64)
-    aggs = {"sum": value.sum()}
+    aggs = {"sum": value}
     if sample_weight is not None:
-        aggs = {"sum": (value * nw.col(sample_weight)).sum()}
-        aggs["weight"] = nw.col(sample_weight).sum()
+        aggs = {"sum": value * nw.col(sample_weight)}
+        aggs["weight"] = nw.col(sample_weight)
     table, sums = per_row(columns, aggs)
     summary = _row_summary(table, sums, sample_weight is not None)
     groupings = groupings_of(summary, combine=combine, min_group_size=min_group_size)
@@ -113,6 +120,8 @@ def abcc(
     combine="intersection",
     sample_weight=None,
     min_group_size=None,
+    given=None,
+    pos_label=1,
 ):
     """:func:`skfair.metrics.abcc` (``method="exact"``) on the columns of a frame.
 
@@ -131,7 +140,12 @@ def abcc(
         raise NotImplementedError(LAZY_ABCC_GRID_ERROR)
     check_agg(agg)
     columns = LazyColumns(
-        data, y_score, sensitive_features, sample_weight, ignored={"y_true": y_true}
+        data,
+        y_score,
+        sensitive_features,
+        sample_weight,
+        ignored={"y_true": y_true},
+        given=(given, pos_label, y_true),
     )
     checked = columns.checked()
     weighted = sample_weight is not None

@@ -22,6 +22,7 @@ from .._frame_arg import (
     LAZY_MISSING_COLUMN_ERROR,
     as_frame,
 )
+from .._given import GIVEN_POS_LABEL_ERROR, GIVEN_Y_TRUE_ERROR, check_given
 
 LAZY_NOT_NUMERIC_ERROR = (
     "{role} column {name!r} must be numeric; its type in the engine is "
@@ -103,10 +104,19 @@ class LazyColumns:
     ignored : dict
         Role to column name of the columns that must exist but are not read
         (``y_true`` of the distribution metrics).
+    given : tuple or None
+        ``(given, pos_label, y_true)``: keep only the rows whose ``y_true``
+        column equals ``pos_label`` (``given="positive"``) or differs from
+        it ("negative"), by ``frame.filter`` in the engine; the label
+        column is checked first (no nulls, ``pos_label`` among its values).
     """
 
-    def __init__(self, data, score, sensitive, weight=None, labels=None, ignored=None):
+    def __init__(
+        self, data, score, sensitive, weight=None, labels=None, ignored=None, given=None
+    ):
         self.frame = as_frame(data)
+        if given is not None and given[0] is not None:
+            self.frame = _given_rows(self.frame, *given)
         self.score = None if score is None else _names(score, "y_score")[0]
         self.sensitive = _names(sensitive, "sensitive_features", several=True)
         self.weight = None if weight is None else _names(weight, "sample_weight")[0]
@@ -211,6 +221,49 @@ class LazyColumns:
                 )
             if int(row["__n"]) and not float(row["__wmax"]) > 0:
                 raise ValueError(LAZY_ZERO_WEIGHTS_ERROR.format(name=self.weight))
+
+
+def _given_rows(frame, given, pos_label, label):
+    """The rows of ``frame`` on the ``given`` side of ``pos_label`` in ``label``."""
+    check_given(given)
+    if label is None:
+        raise ValueError(GIVEN_Y_TRUE_ERROR.format(given=given))
+    label = _names(label, "y_true")[0]
+    columns = list(frame.collect_schema().names())
+    if label not in columns:
+        raise ValueError(
+            LAZY_MISSING_COLUMN_ERROR.format(role="y_true", name=label, columns=columns)
+        )
+    dtype = frame.collect_schema()[label]
+    text = dtype == nw.String
+    comparable = text == isinstance(pos_label, str)
+    found = 0
+    if comparable:
+        row = collect(
+            frame.select(
+                nw.col(label).null_count().alias("__null"),
+                (nw.col(label) == pos_label).cast(nw.Int64).sum().alias("__found"),
+            )
+        ).iloc[0]
+        nulls = _count(row["__null"])
+        if nulls:
+            raise ValueError(
+                LAZY_NULL_ERROR.format(
+                    role="y_true", name=label, count=nulls, what="label"
+                )
+            )
+        found = _count(row["__found"])
+    if not found:
+        labels = collect(frame.select(nw.col(label)).unique().head(10))[label]
+        raise ValueError(
+            GIVEN_POS_LABEL_ERROR.format(
+                given=given,
+                pos_label=pos_label,
+                labels=sorted(labels.tolist(), key=repr),
+            )
+        )
+    keep = nw.col(label) == pos_label
+    return frame.filter(keep if given == "positive" else ~keep)
 
 
 def _count(value):

@@ -298,6 +298,8 @@ def mcdp_details(
     sample_weight=None,
     min_group_size=None,
     domain=(0.0, 1.0),
+    given=None,
+    pos_label=1,
 ):
     """:func:`skfair.metrics.mcdp_details` on the columns of a frame.
 
@@ -317,7 +319,12 @@ def mcdp_details(
     (0.4, 0.3, 0)
     """
     columns = LazyColumns(
-        data, y_score, sensitive_features, sample_weight, ignored={"y_true": y_true}
+        data,
+        y_score,
+        sensitive_features,
+        sample_weight,
+        ignored={"y_true": y_true},
+        given=(given, pos_label, y_true),
     )
     options = {
         "method": method,
@@ -327,6 +334,7 @@ def mcdp_details(
         "combine": combine,
         "min_group_size": min_group_size,
         "domain": domain,
+        "given": given,
     }
     return mcdp_results(columns, [epsilon], options)[0]
 
@@ -346,6 +354,8 @@ def mcdp(
     sample_weight=None,
     min_group_size=None,
     domain=(0.0, 1.0),
+    given=None,
+    pos_label=1,
 ):
     """:func:`skfair.metrics.mcdp` on the columns of a frame (see :func:`mcdp_details`).
 
@@ -372,6 +382,8 @@ def mcdp(
         sample_weight=sample_weight,
         min_group_size=min_group_size,
         domain=domain,
+        given=given,
+        pos_label=pos_label,
     ).value
 
 
@@ -390,6 +402,8 @@ def mcdp_curve(
     sample_weight=None,
     min_group_size=None,
     domain=(0.0, 1.0),
+    given=None,
+    pos_label=1,
 ):
     """:func:`skfair.metrics.mcdp_curve` on the columns of a frame (two passes).
 
@@ -404,7 +418,12 @@ def mcdp_curve(
     [0.4, 0.2, 0.0]
     """
     columns = LazyColumns(
-        data, y_score, sensitive_features, sample_weight, ignored={"y_true": y_true}
+        data,
+        y_score,
+        sensitive_features,
+        sample_weight,
+        ignored={"y_true": y_true},
+        given=(given, pos_label, y_true),
     )
     options = {
         "method": method,
@@ -414,6 +433,7 @@ def mcdp_curve(
         "combine": combine,
         "min_group_size": min_group_size,
         "domain": domain,
+        "given": given,
     }
     epsilons = np.atleast_1d(epsilons).tolist()
     return np.array([r.value for r in mcdp_results(columns, epsilons, options)])

@@ -237,18 +237,23 @@ def candidate_points(columns, spec, needed, keys):
     )
 
 
-def per_row(columns, aggs):
-    """Per distinct key row (sensitive row and labels): the named aggregations.
+def per_row(columns, sums):
+    """Per distinct key row (sensitive row and labels): the named sums.
 
-    ``aggs`` maps output names to narwhals aggregation expressions; returns
-    ``(table, values)`` with ``values`` a dict of arrays in table order and
-    ``"__count"`` the rows of each key.
+    ``sums`` maps output names to per-row narwhals expressions, each made a
+    column first and summed per key (elementary aggregations: narwhals' Dask
+    backend refuses others); returns ``(table, values)`` with ``values`` a
+    dict of arrays in table order and ``"__count"`` the rows of each key.
     """
-    exprs = [nw.len().alias("__count")] + [e.alias(n) for n, e in aggs.items()]
-    out = collect(columns.frame.group_by(*columns.keys).agg(*exprs))
+    frame = columns.frame
+    if sums:  # prefixed: no clash with the columns of the frame
+        frame = frame.with_columns(*(e.alias(f"__sum_{n}") for n, e in sums.items()))
+    exprs = [nw.len().alias("__count")]
+    exprs += [nw.col(f"__sum_{n}").sum().alias(n) for n in sums]
+    out = collect(frame.group_by(*columns.keys).agg(*exprs))
     rows, table, _ = encode_keys(out, columns.keys)
     order = np.argsort(rows, kind="stable")
     values = {
-        name: out[name].to_numpy(dtype=np.float64)[order] for name in ["__count", *aggs]
+        name: out[name].to_numpy(dtype=np.float64)[order] for name in ["__count", *sums]
     }
     return table, values
