@@ -197,6 +197,8 @@ def _digest(h, value):
     if value is None:
         h.update(b"\x00none")
         return
+    if not isinstance(value, (pd.DataFrame, pd.Series)) and hasattr(value, "to_pandas"):
+        value = value.to_pandas()  # polars, PyArrow: the same bytes as pandas
     if isinstance(value, pd.DataFrame):
         for column in value.columns:
             _digest(h, value[column])
