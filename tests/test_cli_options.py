@@ -520,7 +520,8 @@ def test_score_type_margin_marks_unit_interval_metrics(frame, tmp_path):
     html = tmp_path / "r.html"
     argv = ["audit", "--predictions", path, "--score", "proba", "--sensitive", "sex"]
     assert main([*argv, "--score-type", "margin", "--output", str(html), *FAST]) == 0
-    assert "positive when the margin ≥ 0.5" in html.read_text()
+    # raw scores decide at 0 by default (issue 36 item 7), and the lead says so
+    assert "positive when the margin ≥ 0 (threshold auto" in html.read_text()
     assert "not applicable to margins" in rows["abpc"]["undefined_reason"]
     assert rows["mcdp"]["value"] is not None
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import dataclasses
 import inspect
 import math
 import os
+import shlex
 import sys
 import time
 
@@ -199,6 +201,21 @@ def _add_group_arguments(parser):
         "a group named LABEL (default: they are an error)",
     )
     group.add_argument(
+        "--weight",
+        metavar="COL",
+        help="frequency weights (whole numbers: each row stands for that many "
+        "people) from column COL of --predictions; every count, rate, interval "
+        "and test is then of the people",
+    )
+    group.add_argument(
+        "--exclude",
+        action="append",
+        metavar="LABEL[=REASON]",
+        help="set aside the group LABEL (a value of an attribute, or an "
+        "intersection 'F & child') before the audit, with the reason printed in "
+        "the notes; repeat for several groups",
+    )
+    group.add_argument(
         "--min-group-size",
         type=integer_type(1),
         metavar="K",
@@ -242,7 +259,8 @@ def _add_audit_arguments(parser):
             "T",
             "decision threshold, decision = score >= T, in the scores' units "
             "(a logit with --score-type logit; the target's with --task "
-            "regression) (default: auto, 0.5 for scores, none for a regressor)",
+            "regression) (default: auto, 0.5 for probabilities, 0 for logits and "
+            "margins, none for a regressor)",
         ),
         (
             "--epsilon",
@@ -523,8 +541,9 @@ def _audit(args, parser, loaded, progress):
     except ValueError as error:
         parser.error(str(error))
     say_size(args, sizes, " & ".join(map(str, sensitive.columns)))
+    options.update(_weight_and_exclude(args, parser))
     try:
-        return audit(
+        report = audit(
             y_true,
             y_score,
             sensitive_features=sensitive,
@@ -545,6 +564,48 @@ def _audit(args, parser, loaded, progress):
         )
     except ValueError as error:
         parser.error(BAD_DATA_ERROR.format(source=source, message=error))
+    if report.provenance is not None:
+        report.provenance = dataclasses.replace(
+            report.provenance, call=_command_text(args)
+        )
+    return report
+
+
+def _weight_and_exclude(args, parser):
+    """``sample_weight=`` (read from --weight COL) and ``exclude=`` for audit."""
+    out = {}
+    if getattr(args, "weight", None):
+        if args.predictions is None:
+            parser.error("argument --weight: needs --predictions FILE")
+        try:
+            frame = read_frame(
+                args.predictions, file_kind(args.predictions), [args.weight]
+            )
+        except (OSError, ValueError, ImportError) as error:
+            reason = str(error).splitlines()[0]
+            parser.error(
+                FILE_UNREADABLE_ERROR.format(path=args.predictions, reason=reason)
+            )
+        out["sample_weight"] = frame[args.weight].to_numpy()
+    if getattr(args, "exclude", None):
+        exclude = {}
+        for item in args.exclude:
+            label, _, reason = item.partition("=")
+            exclude[label.strip()] = reason.strip() or "set aside with --exclude"
+        out["exclude"] = exclude
+    return out
+
+
+def _command_text(args):
+    """The command line as the options were read (``skfair audit --score p ...``)."""
+    parts = ["skfair audit"]
+    for key, value in vars(args).items():
+        if key in ("command", "func") or value in (None, False, [], ()):
+            continue
+        flag = "--" + key.replace("_", "-")
+        for v in value if isinstance(value, list) else [value]:
+            parts.append(flag if v is True else f"{flag} {shlex.quote(str(v))}")
+    return " ".join(parts)
 
 
 def _render(report, fmt, progress):

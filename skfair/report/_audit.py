@@ -31,6 +31,8 @@ from ._common import (
     AUDIT_SCORE_REASON,
     auto_resamples,
     check_progress,
+    report_metrics,
+    sized_permutations,
 )
 from ._compute import (
     audited_inputs,
@@ -51,6 +53,7 @@ from ._facts import (
 from ._headline import binary_headline, computed_metrics
 from ._multiclass import audit_multiclass
 from ._multiclass_inputs import multiclass_inputs, multiclass_settings
+from ._provenance import prepare_audit
 from ._regression import (
     audit_regression,
     check_regression_options,
@@ -121,6 +124,8 @@ def audit(
     score_type="probability",
     task=None,
     classes=None,
+    sample_weight=None,
+    exclude=None,
     data=None,
 ):
     """Audit a model's scores: every fairness metric, its uncertainty, a report.
@@ -149,10 +154,12 @@ def audit(
         Group labels; a DataFrame names its attributes.
     threshold : float or "auto", default="auto"
         The decision threshold (decisions ``y_score >= threshold``), in the
-        scores' own units: a logit with ``score_type="logit"`` (pass e.g. 0),
-        a margin with ``score_type="margin"``. "auto": 0.5 for a binary
-        classifier; none for a regressor (its report has facts at a
-        threshold, in the target's units, only when one is given).
+        scores' own units: a logit with ``score_type="logit"``, a margin with
+        ``score_type="margin"``. "auto": 0.5 for probabilities, 0 for logits
+        (a probability of 0.5) and margins (the decision boundary), said in
+        the report's lead (``settings.threshold_rule``); none for a
+        regressor (its report has facts at a threshold, in the target's
+        units, only when one is given).
     X : array-like or DataFrame of shape (n_samples, n_features), default=None
         The **non-sensitive** features; if given (with ``y_true``), HFM
         (:func:`skfair.metrics.hfm`) of the decisions is reported.
@@ -175,7 +182,13 @@ def audit(
         million rows takes well under a minute. The number is in the report;
         pass e.g. 999 for finer interval ends.
     n_permutations : int or None, default=None
-        Permutations of the permutation tests; None as ``n_resamples``.
+        Permutations of the permutation tests. None: as ``n_resamples`` when
+        that is given; else enough for Holm's correction over the audit's
+        tests to reject (the smallest p-value ``1 / (B + 1)`` at most
+        ``(1 - confidence_level) / m`` for ``m`` tests, one per metric and,
+        for a multiclass audit, per class: 500 for five classes at 0.95),
+        and at least the default ``n_resamples`` (199 up to 100 000 samples;
+        a binary audit's six tests need 120). The report states the number.
     combine : {"intersection", "marginal"}, default="intersection"
         How several attributes are combined by the metrics.
     random_state : int, RandomState, Generator or None, default=0
@@ -260,6 +273,19 @@ def audit(
         metrics of each class's probability column, per-class CDFs and a
         heat map. The predicted class is the most probable (``threshold``
         "auto"); ``X``, ``pos_label`` and ``score_type`` do not apply.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Frequency weights: non-negative whole numbers, each row standing for
+        that many people (e.g. rows aggregated by count). Every count, rate,
+        interval and test is then of the people (the rows are repeated by
+        their weight before the audit), and the notes say so. Non-integer
+        survey weights are refused (their design effect would change every
+        interval). Not on Dask.
+    exclude : label, sequence of labels, dict or None, default=None
+        Groups set aside before the audit, by label (a value of one
+        attribute, or the text of an intersection, ``"F & child"``): a
+        sequence of labels, or a mapping ``{label: reason}``; the notes name
+        each with its reason and its rows (e.g. groups whose outcome is fixed
+        by definition). An unknown label is an error. Not on Dask.
     data : DataFrame or lazy frame, default=None
         A frame narwhals supports; then ``y_true``, ``y_score`` (a name, or
         the names of the class-probability columns) and
@@ -276,6 +302,9 @@ def audit(
     Returns
     -------
     report : AuditReport
+        Its ``provenance`` (:class:`~skfair.report._provenance.Provenance`)
+        records skfair's version, the call, the input rows and their
+        SHA-256 checksum, the date, the weights and the groups set aside.
 
     Raises
     ------
@@ -348,15 +377,80 @@ def audit(
     >>> "<table" in report.to_html(figures=False)
     True
     """
+    shown = {
+        "threshold": threshold,
+        "score_type": score_type,
+        "task": task,
+        "min_group_size": min_group_size,
+        "reference": reference,
+        "combine": combine,
+        "n_resamples": n_resamples,
+        "n_permutations": n_permutations,
+        "exclude": exclude,
+    }
+    inputs = _data_inputs(data, y_true, y_score, sensitive_features)
+    y_true, y_score, sensitive_features = inputs.values()
+    dask = check_not_mixed({k: v for k, v in inputs.items() if v is not None})
+    record, prepared = prepare_audit(
+        inputs, X, shown, sample_weight=sample_weight, exclude=exclude, dask=dask
+    )
+    y_true, y_score, sensitive_features, X = prepared
+    report = _audit_rows(
+        y_true,
+        y_score,
+        sensitive_features=sensitive_features,
+        threshold=threshold,
+        X=X,
+        epsilon=epsilon,
+        pos_label=pos_label,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        n_permutations=n_permutations,
+        combine=combine,
+        random_state=random_state,
+        title=title,
+        min_group_size=min_group_size,
+        reference=reference,
+        progress=progress,
+        score_type=score_type,
+        task=task,
+        classes=classes,
+        dask=dask,
+    )
+    report.provenance = record
+    return report
+
+
+def _audit_rows(
+    y_true,
+    y_score,
+    *,
+    sensitive_features,
+    threshold,
+    X,
+    epsilon,
+    pos_label,
+    confidence_level,
+    n_resamples,
+    n_permutations,
+    combine,
+    random_state,
+    title,
+    min_group_size,
+    reference,
+    progress,
+    score_type,
+    task,
+    classes,
+    dask,
+):
+    """:func:`audit` of the rows once weights and exclusions are applied."""
     score_type = check_score_type(score_type)
     task = check_task(task)
     settings = _check_settings(
         threshold, epsilon, confidence_level, combine, min_group_size, title, reference
     )
     progress = check_progress(progress)
-    data = _data_inputs(data, y_true, y_score, sensitive_features)
-    y_true, y_score, sensitive_features = data.values()
-    dask = check_not_mixed({k: v for k, v in data.items() if v is not None})
     if dask and task in ("regression", "multiclass"):
         raise ValueError(AUDIT_DASK_REGRESSION_ERROR.format(task=task))
     task, reason = detect_task(None if dask else y_true, y_score, task)  # Dask: given
@@ -388,13 +482,15 @@ def audit(
     sensitive_groupings(
         sensitive_features, n_samples=n, combine=combine, min_group_size=min_group_size
     )
-    resampling = _check_resampling(n, n_resamples, n_permutations, random_state)
+    draws = (n_resamples, n_permutations, random_state)
     if task == "regression":
         settings = regression_settings(settings, scores, reason)
+        resampling = _check_resampling(n, settings, *draws)
         inputs = AuditInputs(scores, sensitive_features, y)
         return audit_regression(inputs, settings, resampling, progress)
     if task == "multiclass":
         settings = multiclass_settings(settings, reason)  # checks the threshold
+        resampling = _check_resampling(n, settings, *draws, n_columns=scores.shape[1])
         return audit_multiclass(
             data, sensitive_features, settings, resampling, progress
         )
@@ -402,6 +498,7 @@ def audit(
     if X is not None and y is None:
         raise ValueError(AUDIT_HFM_LABELS_ERROR)
     settings = dataclasses.replace(settings, pos_label=pos_label)
+    resampling = _check_resampling(n, settings, *draws)
     inputs = AuditInputs(scores, sensitive_features, y)
     return _audit_in_memory(inputs, X, settings, resampling, progress)
 
@@ -518,10 +615,23 @@ def _check_settings(
     )
 
 
-def _check_resampling(n_samples, n_resamples, n_permutations, random_state):
-    """Resamples and permutations (None: :func:`auto_resamples`), validated."""
+def _check_resampling(
+    n_samples, settings, n_resamples, n_permutations, random_state, n_columns=1
+):
+    """Resamples and permutations, validated.
+
+    ``n_resamples`` None: :func:`auto_resamples`. ``n_permutations`` None:
+    as ``n_resamples`` when that was given, else enough for Holm's
+    correction over the audit's tests (one per metric, per class for a
+    multiclass audit) to reject (:func:`sized_permutations`).
+    """
+    if n_permutations is None:
+        if n_resamples is None:
+            n_tests = len(report_metrics(settings)) * n_columns
+            n_permutations = sized_permutations(n_samples, n_tests, settings.alpha)
+        else:
+            n_permutations = n_resamples
     n_resamples = auto_resamples(n_samples) if n_resamples is None else n_resamples
-    n_permutations = n_resamples if n_permutations is None else n_permutations
     return Resampling(
         n_resamples=check_n_resamples(n_resamples),
         n_permutations=check_n_resamples(n_permutations),
@@ -547,13 +657,22 @@ def _score_settings(settings, score_type):
 
     A logit threshold is kept as given (``score_threshold``) and its sigmoid,
     on the scale of the mapped scores, is the ``threshold`` every number is
-    computed at. "auto" is 0.5 (ε: 0.05).
+    computed at. "auto" is 0.5 for probabilities and 0 for logits and
+    margins, recorded in ``threshold_rule`` (ε: 0.05).
     """
     epsilon = 0.05 if _is_auto(settings.epsilon) else settings.epsilon
+    rule = None
+    threshold = settings.threshold
+    if _is_auto(threshold):
+        # raw scores decide at 0: a logit of 0 is a probability of 0.5, a
+        # margin of 0 the side of the decision boundary
+        threshold = 0.5 if score_type == "probability" else 0.0
+        rule = _AUTO_THRESHOLD_RULES[score_type]
     settings = dataclasses.replace(
         settings,
         epsilon=check_fraction(epsilon, name="epsilon", closed=False),
-        threshold=0.5 if _is_auto(settings.threshold) else settings.threshold,
+        threshold=threshold,
+        threshold_rule=rule,
     )
     value = settings.threshold
     if score_type == "probability":
@@ -575,6 +694,13 @@ def _score_settings(settings, score_type):
         score_type=score_type,
         score_threshold=raw,
     )
+
+
+_AUTO_THRESHOLD_RULES = {
+    "probability": "threshold auto: 0.5",
+    "logit": "threshold auto: 0 for logits",
+    "margin": "threshold auto: 0 for margins, the decision boundary",
+}
 
 
 def _is_auto(value):

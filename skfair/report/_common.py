@@ -83,6 +83,25 @@ def auto_resamples(n_samples, full=199, floor=49):
     return max(floor, int(full * _FULL_RESAMPLES_UP_TO / n_samples))
 
 
+def holm_permutations(n_tests, alpha):
+    """The fewest permutations with which Holm's correction can reject.
+
+    Holm's first step compares the smallest p-value with ``alpha / n_tests``;
+    a permutation test's smallest p-value is ``1 / (B + 1)``, so ``B`` must
+    be at least ``n_tests / alpha - 1``: ``ceil(n_tests / alpha)`` keeps a
+    margin of one (119 for 6 tests at 0.05 would tie, 120 is returned).
+
+    >>> holm_permutations(30, 0.05), holm_permutations(6, 0.05)
+    (600, 120)
+    """
+    return math.ceil(n_tests / alpha - 1e-9)
+
+
+def sized_permutations(n_samples, n_tests, alpha):
+    """The default permutations: :func:`auto_resamples`, raised to Holm's floor."""
+    return max(auto_resamples(n_samples), holm_permutations(n_tests, alpha))
+
+
 def metric_table(threshold, epsilon):
     """The :class:`MetricDefinition` of every metric the audit reports, in order."""
     return [

@@ -108,11 +108,17 @@ def _rates_text(report):
 def _tests_text(report):
     n = report.n_permutations
     floor = 1.0 / (n + 1)
+    keys = {r.key for r in report.metric_results}
+    binary = (
+        "ΔDP_b, the chi-square (Fisher's exact) test; "
+        if any(k.startswith("delta_dp@") for k in keys)
+        else ""
+    )
     return (
         "Tests of “no disparity”: MCDP(0) with two groups, the exact "
         "Kolmogorov–Smirnov test (asymptotic above 10 000 samples per group); "
-        "ΔDP_c, Welch's (Alexander–Govern's) test; ΔDP_b, the chi-square (Fisher's "
-        f"exact) test; otherwise a permutation test with {n} permutations of the "
+        f"ΔDP_c, Welch's (Alexander–Govern's) test; {binary}"
+        f"otherwise a permutation test with {n} permutations of the "
         f"group labels, shared by the metrics. With {n} permutations the smallest "
         f"p-value is 1/({n} + 1) = {floor:.3g}: the resolution limit (“≤ "
         f"{floor:.3g}” means larger than in every permutation). A permutation "
@@ -142,13 +148,16 @@ def _tradeoff_text(report):
 def decision_rule(settings):
     """``"the score ≥ 0.5"``, or the rule in logits or margins (their units)."""
     kind = settings.score_type
+    rule = getattr(settings, "threshold_rule", None)
+    chosen = "" if rule is None or kind == "probability" else f"; {rule}"
     if kind == "logit":
         return (
             f"the logit ≥ {settings.decision_threshold:g} (the sigmoid-mapped "
-            f"probability ≥ {settings.threshold:.4g})"
+            f"probability ≥ {settings.threshold:.4g}{chosen})"
         )
+    chosen = chosen.replace("; ", " (", 1) + ")" if chosen else ""
     if kind == "margin":
-        return f"the margin ≥ {settings.decision_threshold:g}"
+        return f"the margin ≥ {settings.decision_threshold:g}{chosen}"
     return f"the score ≥ {settings.threshold:g}"
 
 

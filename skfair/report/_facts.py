@@ -39,6 +39,8 @@ class Settings:
     ``threshold`` None). For regression, ``threshold`` is None unless
     one was given (in the target's units), ε is in the target's units and
     ``epsilon_rule`` says how the default was chosen (None when given).
+    ``threshold_rule`` says how the default threshold was chosen (0.5 for
+    probabilities, 0 for logits and margins; None when given).
     """
 
     title: str
@@ -54,6 +56,7 @@ class Settings:
     task: str = "binary"
     task_reason: str | None = None
     epsilon_rule: str | None = None
+    threshold_rule: str | None = None
 
     @property
     def decision_threshold(self):
@@ -212,7 +215,12 @@ class ThresholdFacts:
     the labels (no positives or no negatives): set apart from every
     comparison, verdict, gap and ratio here (unless fewer than two groups
     would remain). ``n_below`` counts the groups whose interval of the
-    difference lies below 0.
+    difference lies below 0. The Newcombe intervals are simultaneous:
+    Bonferroni over ``n_comparisons`` (every pair of compared groups when the
+    reference is the most-selected group, which the data chose; the other
+    groups against a reference the user gave), so that "selected less" is
+    said of no group in at most ``1 - confidence_level`` of audits with no
+    difference.
     """
 
     threshold: float
@@ -231,6 +239,7 @@ class ThresholdFacts:
     fixed_outcome: tuple = ()
     confidence_level: float = 0.95
     n_below: int = 0
+    n_comparisons: int = 1
 
 
 @dataclass(frozen=True)
@@ -284,12 +293,34 @@ class ErrorGap:
 
 
 @dataclass(frozen=True)
+class BinBias:
+    """The mean residual of the samples whose true value is in one bin.
+
+    ``low_value`` and ``high_value`` are the bin's ends in ``y_true`` (a
+    quantile bin of the true values, ends included), ``size`` its samples,
+    ``value`` the mean residual (``y_pred - y_true``) with its Student-t
+    interval (``low``, ``high``; NaN with one sample).
+    """
+
+    low_value: float
+    high_value: float
+    size: int
+    value: float
+    low: float = float("nan")
+    high: float = float("nan")
+
+
+@dataclass(frozen=True)
 class RegressionFacts:
     """The regression headline's facts for one grouping.
 
     ``predictions`` is the range of the mean prediction over the groups;
     ``bias``, ``mae`` and ``rmse`` those of the mean residual
     (``y_pred - y_true``), the MAE and the RMSE (None without ``y_true``).
+    ``overall_bias`` is the mean residual of every audited sample and
+    ``bias_by_truth`` a :class:`BinBias` per quantile bin of ``y_true``
+    (the bias conditional on the true value, which the overall bias can
+    hide); both empty or None without ``y_true``.
     """
 
     grouping: str
@@ -298,6 +329,8 @@ class RegressionFacts:
     bias: ErrorGap | None = None
     mae: ErrorGap | None = None
     rmse: ErrorGap | None = None
+    overall_bias: BinBias | None = None
+    bias_by_truth: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -334,6 +367,21 @@ class ConfusionMatrix:
 
 
 @dataclass(frozen=True)
+class ClassShare:
+    """One group's predicted and true share of one class.
+
+    ``predicted`` is the share of the group predicted ``label``; ``true``
+    the share whose true class is ``label`` (NaN without labels).
+    """
+
+    group: str
+    label: str
+    size: int
+    predicted: float
+    true: float = float("nan")
+
+
+@dataclass(frozen=True)
 class MulticlassFacts:
     """The multiclass headline's facts for one grouping.
 
@@ -345,7 +393,8 @@ class MulticlassFacts:
     a class whose rate no group has is left out of them);
     ``distribution_class`` the class of the largest MCDP(0); ``confusion``
     a :class:`ConfusionMatrix` per group of every table (empty without
-    labels).
+    labels); ``shares`` a :class:`ClassShare` per group of ``grouping`` and
+    class, the predicted share beside the true one.
     """
 
     classes: tuple
@@ -357,6 +406,7 @@ class MulticlassFacts:
     tpr: tuple = ()
     fpr: tuple = ()
     confusion: tuple = ()
+    shares: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -419,7 +469,12 @@ class ThresholdAdvice:
     (``reason`` says why). ``no_positives`` and ``no_negatives`` name the
     groups with a single outcome: their balanced accuracy is undefined and
     a positive rate of 0 (or 1) there does not rule a threshold out.
-    ``excluded`` marks the candidates never recommended.
+    ``excluded`` marks the candidates never recommended. ``reason`` is
+    written from these masks, so that it is true of every candidate it
+    speaks of: ``current_trivial`` names the groups with both outcomes that
+    the audit's own threshold selects at 0% or 100% (it is named when the
+    reason rules thresholds out for doing the same); ``n_smaller`` counts
+    the candidates with a smaller gap than the audit's threshold.
     """
 
     performance: str
@@ -435,3 +490,5 @@ class ThresholdAdvice:
     n_excluded: int
     excluded: tuple = field(repr=False, default=())
     pos_label: object = None
+    current_trivial: tuple = ()
+    n_smaller: int = 0

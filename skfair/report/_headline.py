@@ -149,7 +149,12 @@ def _grouping_facts(frame, threshold, given=False, confidence_level=0.95):
         eligible = sorted([*eligible, table_ref])
     k = _comparison_index(records, eligible, table_ref if given else None)
     reference_rate = float(records[k]["positive_rate"])
-    z = float(norm.ppf(0.5 + confidence_level / 2))
+    # simultaneous intervals: Bonferroni over the comparisons the claim could
+    # have come from; every pair when the data chose the reference (the
+    # most-selected group), the others against a reference the user gave
+    m = len(eligible)
+    n_comparisons = max(1, m - 1 if given else m * (m - 1) // 2)
+    z = float(norm.ppf(1 - (1 - confidence_level) / (2 * n_comparisons)))
     rates = [_group_rate(r, reference_rate) for r in records]
     rates[k] = _with_difference(rates[k], rates[k], z)
     compared = [rates[i] for i in eligible]
@@ -188,6 +193,7 @@ def _grouping_facts(frame, threshold, given=False, confidence_level=0.95):
         fixed_outcome=tuple(rates[i] for i in fixed),
         confidence_level=confidence_level,
         n_below=len(below),
+        n_comparisons=n_comparisons,
     )
 
 

@@ -40,6 +40,7 @@ from ._facts import (
     AuditedData,
     AuditInputs,
     ClassGap,
+    ClassShare,
     ConfusionMatrix,
     GroupRate,
     Headline,
@@ -305,7 +306,26 @@ def multiclass_facts(groups, compared_names, data, distribution_class, confusion
         tpr=_gaps(frame, classes, "tpr") if labelled else (),
         fpr=_gaps(frame, classes, "fpr") if labelled else (),
         confusion=confusion,
+        shares=_shares(frame),
     )
+
+
+def _shares(frame):
+    """A :class:`ClassShare` per row (group and class) of one grouping's table."""
+    out = []
+    for row in frame.to_dict(orient="records"):
+        size = int(row["size"])
+        true = float(row["n_true"]) / size if size else float("nan")
+        out.append(
+            ClassShare(
+                group=row["group"],
+                label=row["class"],
+                size=size,
+                predicted=float(row["n_predicted"]) / size,
+                true=true,
+            )
+        )
+    return tuple(out)
 
 
 # -- the audit ------------------------------------------------------------------------

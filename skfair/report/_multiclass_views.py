@@ -38,7 +38,8 @@ from ._sentences import (
 
 METRIC_HELP = (
     "Class k's rows compare the groups' distributions of the probability of "
-    "class k (one-vs-rest; 0 means identical distributions, lower is fairer). "
+    "class k (one-vs-rest; lower is fairer; ABCC, ABPC and MCDP(0) are 0 only "
+    "for identical distributions, ΔDP_c for equal mean probabilities). "
     "The gap rows are the largest difference over pairs of groups in a rate of "
     "one class (selection rate: the share predicted k; TPR: the share of "
     "class-k people predicted k; FPR: the share of the others predicted k), "
@@ -96,6 +97,25 @@ def _who(g):
     return f"{g.group} (n = {g.size:,})"
 
 
+_DENOMINATOR = {"tpr": "of class {c}", "fpr": "not of class {c}"}
+
+
+def _who_rate(g, rate, label):
+    """``"b (n = 9,746)"``, or with a TPR's or FPR's own denominator.
+
+    A rate on fewer than ``SMALL_GROUP_SIZE`` people (the group for the
+    selection rate, its people of the class for TPR, the others for FPR)
+    is said to rest on a small denominator, with its size.
+    """
+    if rate not in _DENOMINATOR or g.n_positive is None:
+        small = ", a small group" if g.size < SMALL_GROUP_SIZE else ""
+        return f"{g.group} (n = {g.size:,}{small})"
+    d = g.n_positive
+    what = _DENOMINATOR[rate].format(c=label)
+    small = ", a small denominator" if d < SMALL_GROUP_SIZE else ""
+    return f"{g.group} (n = {g.size:,}; the rate rests on {d:,} {what}{small})"
+
+
 def _rate_text(g):
     bounds = f"{format_percent(g.low)}–{format_percent(g.high)}"
     return f"{format_percent(g.rate)} (Wilson {bounds})"
@@ -127,8 +147,9 @@ def _gap_sentence(facts, gap, lead_in):
     return (
         f"{lead_in}class {gap.label} has the largest gap in {what} among the "
         f"groups of {facts.grouping}: {_rate_text(gap.highest)} for "
-        f"{_who(gap.highest)} against {_rate_text(gap.lowest)} for "
-        f"{_who(gap.lowest)}, a gap of {gap.value:.4f} "
+        f"{_who_rate(gap.highest, gap.rate, gap.label)} against "
+        f"{_rate_text(gap.lowest)} for "
+        f"{_who_rate(gap.lowest, gap.rate, gap.label)}, a gap of {gap.value:.4f} "
         f"({100 * gap.value:.1f} percentage points)"
         f"{_left_out_part(gap, gap.rate)}; {reading}."
     )
@@ -136,6 +157,24 @@ def _gap_sentence(facts, gap, lead_in):
 
 def _worst(gaps):
     return max(gaps, key=lambda g: g.value) if gaps else None
+
+
+def _shares_sentence(facts, label):
+    """Predicted beside true shares of class ``label`` in each group, or None."""
+    shares = [c for c in facts.shares if c.label == label]
+    if not shares:
+        return None
+    labelled = any(math.isfinite(c.true) for c in shares)
+    parts = [
+        f"{c.group} {format_percent(c.predicted)}"
+        + (f" (true {format_percent(c.true)})" if labelled else "")
+        for c in shares
+    ]
+    what = "predicted (true) share" if labelled else "predicted share"
+    return (
+        f"The {what} of class {label} in each group of {facts.grouping}: "
+        f"{_listing(parts)}."
+    )
 
 
 def _by_class_sentence(facts):
@@ -166,12 +205,24 @@ def _distribution_sentence(report):
             f"MCDP(0) = {d.value:.4f} ({pair}, {d.attribute}): the gap in the share "
             f"predicted {f.distribution_class} over all groups{interval}; {said}."
         )
+    k = len(f.classes)
+    where = (
+        f"whose probability of {f.distribution_class} is at most {d.score:.3g} "
+        f"differ by {100 * d.value:.1f} percentage points"
+    )
+    if d.score < 1.0 / k:
+        # below 1/K the class is never the most probable: no decision reads it
+        where = (
+            f"differ most, by {100 * d.value:.1f} percentage points, at a "
+            f"probability of class {f.distribution_class} below 1/{k} (at most "
+            f"{d.score:.3g}), where the class is never the predicted one: a "
+            "gap in the scores, at no decision the model makes"
+        )
     return (
         "Over all thresholds of a class's probability, the largest gap between "
         f"two groups' CDFs is that of class {f.distribution_class}: MCDP(0) = "
         f"{d.value:.4f} ({pair}, {d.attribute}): the shares of the two groups "
-        f"whose probability of {f.distribution_class} is at most {d.score:.3g} "
-        f"differ by {100 * d.value:.1f} percentage points{interval}; {said}."
+        f"{where}{interval}; {said}."
     )
 
 
@@ -191,6 +242,9 @@ def headline(report):
         )
     else:
         out.append(_gap_sentence(f, worst, f"Of the {len(f.classes)} classes, "))
+        shares = _shares_sentence(f, worst.label)
+        if shares:
+            out.append(shares)
     if len(f.selection) > 1:
         out.append(_by_class_sentence(f))
     if report.left_out:

@@ -21,6 +21,7 @@ import numbers
 
 import numpy as np
 import pandas as pd
+from scipy.stats import t as student_t
 
 from ..metrics import regression_gap_intervals, regression_group_table
 from ..utils import SMALL_GROUP_SIZE
@@ -35,6 +36,7 @@ from ._compute import (
 )
 from ._facts import (
     AuditedData,
+    BinBias,
     ErrorGap,
     GroupValue,
     Headline,
@@ -397,6 +399,58 @@ def _error_gap(frame, grouping, column, scores, y, settings):
     )
 
 
+#: Quantile bins of ``y_true`` for the bias conditional on the true value.
+TRUTH_BINS = 4
+
+
+def _mean_with_interval(values, confidence_level):
+    """``(mean, low, high)``: the Student-t interval of a mean (NaN for n < 2)."""
+    n = values.size
+    mean = float(values.mean())
+    if n < 2:
+        return mean, float("nan"), float("nan")
+    half = float(
+        student_t.ppf(0.5 + confidence_level / 2, n - 1)
+        * values.std(ddof=1)
+        / np.sqrt(n)
+    )
+    return mean, mean - half, mean + half
+
+
+def bias_by_truth(scores, y, confidence_level, n_bins=TRUTH_BINS):
+    """``(overall, bins)``: the mean residual overall and per quantile bin of ``y``.
+
+    The bins are cut at the quantiles of the true values (ties kept in one
+    bin: a bin holds every sample whose true value lies in its closed
+    range, and the bins of tied quantiles merge), so each holds about
+    ``1 / n_bins`` of the samples.
+    """
+    residual = scores - y
+    overall = BinBias(
+        float(y.min()),
+        float(y.max()),
+        int(y.size),
+        *_mean_with_interval(residual, confidence_level),
+    )
+    edges = np.unique(np.quantile(y, np.linspace(0, 1, n_bins + 1)[1:-1]))
+    # a bin is (previous edge, edge]; the last is above the last edge
+    which = np.searchsorted(edges, y, side="left")
+    bins = []
+    for k in range(len(edges) + 1):
+        rows = which == k
+        if not rows.any():
+            continue
+        bins.append(
+            BinBias(
+                float(y[rows].min()),
+                float(y[rows].max()),
+                int(rows.sum()),
+                *_mean_with_interval(residual[rows], confidence_level),
+            )
+        )
+    return overall, tuple(bins)
+
+
 def regression_facts(groups, compared, grouping_name, scores, y, settings):
     """The :class:`RegressionFacts` of the grouping ``grouping_name``."""
     grouping = next(g for g in compared if g.name == grouping_name)
@@ -413,6 +467,10 @@ def regression_facts(groups, compared, grouping_name, scores, y, settings):
                 ("rmse", "rmse"),
             )
         }
+        kept = grouping.codes >= 0
+        errors["overall_bias"], errors["bias_by_truth"] = bias_by_truth(
+            scores[kept], y[kept], settings.confidence_level
+        )
     return RegressionFacts(
         grouping=grouping_name,
         reference=reference,

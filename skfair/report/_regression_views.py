@@ -43,13 +43,15 @@ from ._sentences import (
 from ._tables import _group_name, _rate_cell
 
 METRIC_HELP = (
-    "The metrics compare the groups' prediction distributions; 0 means "
-    "identical distributions and lower is fairer. ΔDP_c, ABCC and the gaps in "
-    "bias, MAE and RMSE are in the target's units; MCDP and ΔDP_b are shares "
-    "of people (fractions); ABPC is between 0 and 2. “Groups” are the two "
-    "groups the value comes from (the largest gap over pairs). The p-value "
-    "tests “every group's predictions come from one distribution”; the error "
-    "gaps have intervals and no test. See Methods."
+    "The metrics compare the groups' prediction distributions, lower is "
+    "fairer; ABCC, ABPC and MCDP(0) are 0 only for identical distributions, "
+    "ΔDP_c for equal mean predictions (and ΔDP_b for equal shares predicted "
+    "at or above the threshold) whatever the distributions. ΔDP_c, ABCC and "
+    "the gaps in bias, MAE and RMSE are in the target's units; MCDP and "
+    "ΔDP_b are shares of people (fractions); ABPC is between 0 and 2. "
+    "“Groups” are the two groups the value comes from (the largest gap over "
+    "pairs). The p-value tests “every group's predictions come from one "
+    "distribution”; the error gaps have intervals and no test. See Methods."
 )
 _WHAT = {
     "mean_prediction": "mean prediction",
@@ -210,12 +212,35 @@ def headline(report):
 
 
 # -- the plain summary -------------------------------------------------------------
-def _direction(g):
-    if g.value > 0:
-        return f"over-predicts {g.group} by {format_target(g.value)} on average"
-    if g.value < 0:
-        return f"under-predicts {g.group} by {format_target(-g.value)} on average"
-    return f"predicts {g.group} without bias on average"
+def _direction(g, report):
+    """What the model does to group ``g`` on average: a direction only with evidence.
+
+    "over-predicts" only when the group's interval of its mean residual
+    lies above 0, "under-predicts" only when below; otherwise the bias and
+    its interval, with no direction.
+    """
+    interval = (
+        f"{_level(report)} interval {_span(g.low, g.high)}"
+        if math.isfinite(g.low)
+        else "no interval"
+    )
+    if math.isfinite(g.low) and g.low > 0:
+        return (
+            f"over-predicts {g.group} by {format_target(g.value)} on average "
+            f"({interval})"
+        )
+    if math.isfinite(g.high) and g.high < 0:
+        return (
+            f"under-predicts {g.group} by {format_target(-g.value)} on average "
+            f"({interval})"
+        )
+    return (
+        f"has no clear bias for {g.group} (mean residual "
+        f"{format_target(g.value)}, {interval}, which contains 0)"
+        if math.isfinite(g.low)
+        else f"has no clear bias for {g.group} (mean residual "
+        f"{format_target(g.value)}, no interval)"
+    )
 
 
 def _bias_summary(report, bias):
@@ -231,8 +256,56 @@ def _bias_summary(report, bias):
         else ""
     )
     return (
-        f"The model {_direction(bias.highest)} and {_direction(bias.lowest)}"
+        f"The model {_direction(bias.highest, report)} and "
+        f"{_direction(bias.lowest, report)}"
         f"{among}: a bias gap of {format_target(bias.value)} ({verdict})."
+    )
+
+
+def _bin_text(b, report):
+    where = (
+        f"true values {format_target(b.low_value)}"
+        if b.low_value == b.high_value
+        else f"true values {format_target(b.low_value)} to "
+        f"{format_target(b.high_value)}"
+    )
+    if not math.isfinite(b.low):
+        return f"{where} (n = {b.size:,}): {format_target(b.value)}, no interval"
+    sign = (
+        "over-prediction"
+        if b.low > 0
+        else "under-prediction"
+        if b.high < 0
+        else "interval contains 0"
+    )
+    return (
+        f"{where} (n = {b.size:,}): {format_target(b.value)}, "
+        f"{_level(report)} interval {_span(b.low, b.high)}, {sign}"
+    )
+
+
+def bias_by_truth_sentence(report):
+    """The bias conditional on the true value beside the overall bias, or None."""
+    facts = report.headline.regression
+    overall = getattr(facts, "overall_bias", None)
+    if overall is None or len(facts.bias_by_truth) < 2:
+        return None
+    bins = "; ".join(_bin_text(b, report) for b in facts.bias_by_truth)
+    clear = [
+        b
+        for b in facts.bias_by_truth
+        if math.isfinite(b.low) and (b.low > 0 or b.high < 0)
+    ]
+    signs = {b.low > 0 for b in clear}
+    hidden = (
+        " The overall bias hides biases of opposite signs at different true values."
+        if len(signs) == 2
+        else ""
+    )
+    everyone = _bin_text(overall, report).split(": ", 1)[1]
+    return (
+        f"Bias (mean residual) over everyone: {everyone}; by quantile bin of "
+        f"the true values (y_true): {bins}.{hidden}"
     )
 
 
@@ -242,6 +315,9 @@ def plain_summary(report):
     out = []
     if groups.bias is not None:
         out.append(_bias_summary(report, groups.bias))
+        by_truth = bias_by_truth_sentence(report)
+        if by_truth:
+            out.append(by_truth)
     if groups.mae is not None:
         mae = groups.mae
         out.append(
@@ -275,8 +351,10 @@ def methods(report):
         f"of the predictions; {_epsilon_text(s)}.",
         f"Per group: mean prediction and its 10%, 50% and 90% quantiles (linear "
         "interpolation, as numpy.quantile); with true values, the mean residual "
-        f"and MAE with {level} Student-t intervals and the RMSE with the square "
-        "root of the t interval of the mean squared error, each group's own; "
+        f"and MAE with {level} Student-t intervals and the RMSE with a "
+        "log-scale interval, the square root of MSE × exp(± t × se / MSE) (the "
+        "delta method for log MSE: positive and longer upwards), each group's "
+        "own; "
         "differences to the reference group with Welch intervals.",
         "Gaps in bias, MAE and RMSE: the largest absolute difference over pairs "
         f"of groups (skfair.metrics.regression_gap_intervals), with {level} Welch "

@@ -179,6 +179,7 @@ class AuditReport:
         self.advice = advice
         self.hfm = hfm
         self.inputs = inputs
+        self.provenance = None  # set by audit(): version, call, checksum, date
         self.metrics = metrics_frame(self.metric_results)
         self.locations = tuple(_location(eps, res) for eps, res in mcdp_details.items())
 
@@ -353,6 +354,7 @@ class AuditReport:
                 "mcdp_details": [plain(loc) for loc in self.locations],
                 "tradeoff": self._tradeoff_dict(),
                 "hfm": None if self.hfm is None else self.hfm.to_dict(),
+                "provenance": plain(self.provenance),
                 "notes": view.notes(self),
             }
         )

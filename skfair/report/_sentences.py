@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 
 from ..utils import SMALL_GROUP_SIZE
-from ._advice import LOSES_PERFORMANCE
 from ._common import (
     FEW_POSITIVES,
     FOUR_FIFTHS,
@@ -94,10 +93,19 @@ def _points(value):
     return f"{100 * value:+.1f}".replace("-", "−")
 
 
-def _diff_clause(g, ref, level):
+def _interval_name(facts):
+    """``"95% Newcombe interval"``, simultaneous when corrected."""
+    name = f"{100 * facts.confidence_level:g}% Newcombe interval"
+    m = facts.n_comparisons
+    if m > 1:
+        name = f"simultaneous {name} (Bonferroni over {m:,} comparisons)"
+    return name
+
+
+def _diff_clause(g, ref, facts):
     return (
         f"a difference of {_points(g.rate - ref.rate)} percentage points "
-        f"({100 * level:g}% Newcombe interval {_points(g.diff_low)} to "
+        f"({_interval_name(facts)} {_points(g.diff_low)} to "
         f"{_points(g.diff_high)})"
     )
 
@@ -117,14 +125,14 @@ def _disadvantage_sentence(facts):
             f"At the threshold {t:g}, no group of {facts.grouping} is selected "
             f"clearly less often than {_standard(facts)}, selected at "
             f"{_rate_with_interval(ref)}: for every other group compared, the "
-            f"{100 * facts.confidence_level:g}% Newcombe interval of the "
+            f"{_interval_name(facts)} of the "
             "difference in positive rates contains 0 or lies above it."
         )
     return (
         f"At the threshold {t:g}, {_who_small(d)} is selected less often than "
         f"{_standard(facts)} of {facts.grouping}: {_rate_with_interval(d)} "
         f"against {_pct(ref.rate)}, a positive-rate ratio of "
-        f"{format_ratio(d.ratio)}, {_diff_clause(d, ref, facts.confidence_level)}"
+        f"{format_ratio(d.ratio)}, {_diff_clause(d, ref, facts)}"
         f"{_among_below(facts)}."
     )
 
@@ -266,8 +274,26 @@ def shown_pvalue(result):
     return format_pvalue(p) if p < 0.001 else "= " + format_pvalue(p)
 
 
+def tested_family(report):
+    """``(decidable, rejected)``: the tests the summary reads, and Holm's rejections.
+
+    The decidable tests are those with a p-value, a test and no
+    ``untestable_reason``; the rejected ones are those Holm's step-down
+    procedure rejects at the audit's level (:func:`holm_rejected`). Every
+    sentence that reads a test reads it through this one family, so that
+    the headline and the summary never disagree.
+    """
+    results = [r for r in report.metric_results if r.defined]
+    decidable = [
+        r
+        for r in results
+        if math.isfinite(r.pvalue) and r.untestable_reason is None and r.test
+    ]
+    return decidable, holm_rejected(decidable, report.settings.alpha)
+
+
 def evidence(report, result):
-    """What a metric's test says, in words."""
+    """What a metric's test says, in words, read as the summary reads it."""
     if result.untestable_reason is not None:
         return (
             f"untestable here: its {test_phrase(result.test)} cannot decide "
@@ -275,12 +301,27 @@ def evidence(report, result):
         )
     if report.engine == "dask" or not math.isfinite(result.pvalue):
         return "no p-value (see the notes)"
-    p = result.pvalue
-    if p < report.settings.alpha:
-        strength = "unlikely to be noise"
+    p, level = result.pvalue, report.settings.alpha
+    decidable, rejected = tested_family(report)
+    m = len(decidable)
+    said = f"{test_phrase(result.test)} p {shown_pvalue(result)}"
+    if any(r.key == result.key for r in rejected):
+        correction = f" after Holm's correction for {m} tests" if m > 1 else ""
+        return f"{said}, unlikely to be noise{correction}"
+    if p < level:
+        said = (
+            f"{said}, below {level:g} alone but not after Holm's correction for "
+            f"{m} tests: no finding"
+        )
     else:
-        strength = "compatible with noise"
-    return f"{test_phrase(result.test)} p {shown_pvalue(result)}, {strength}"
+        said = f"{said}, compatible with noise"
+    low = interval_of(result)[0]
+    if low is not None and math.isfinite(low) and low > 0:
+        said += (
+            "; the interval lies above 0 as that of a gap, never negative, does "
+            "even between identical groups, so it is no test"
+        )
+    return said
 
 
 def _metric(report, key):
@@ -448,14 +489,9 @@ def _verdict_sentences(report, noun="scores"):
     if report.engine == "dask":
         return []
     results = [r for r in report.metric_results if r.defined]
-    decidable = [
-        r
-        for r in results
-        if math.isfinite(r.pvalue) and r.untestable_reason is None and r.test
-    ]
+    decidable, rejecting = tested_family(report)
     untestable = [r for r in results if r.untestable_reason is not None]
     level = report.settings.alpha
-    rejecting = holm_rejected(decidable, level)
     held_back = [r for r in decidable if r.pvalue < level and r not in rejecting]
 
     def cited(rs):
@@ -538,12 +574,6 @@ def advice_sentences(report):
         ]
     else:
         why = advice.reason
-        if why == LOSES_PERFORMANCE:
-            why = (
-                f"every threshold with a smaller gap keeps less than {share} of "
-                f"the best {name} ({best.performance:.4f}, at t = "
-                f"{best.threshold:.3g})"
-            )
         out = [
             f"No threshold improves on the audit's {cur.threshold:g} (positive-rate "
             f"gap {cur.delta_dp:.4f}, {name} {cur.performance:.4f}): {why}."

@@ -11,8 +11,10 @@ from ._common import format_interval, format_number, format_percent, format_rati
 from ._explain import interval_of
 
 METRIC_HELP = (
-    "All metrics compare the groups' score distributions; 0 means identical "
-    "distributions and lower is fairer. Values are fractions (the papers "
+    "All metrics compare the groups' score distributions, lower is fairer; "
+    "ABCC, ABPC and MCDP(0) are 0 only for identical distributions, while "
+    "ΔDP_c is 0 for equal mean scores and ΔDP_b for equal positive rates, "
+    "whatever the distributions. Values are fractions (the papers "
     "report ×100). “Groups” are the two groups the value comes from (the "
     "largest gap over pairs). The p-value tests “every group's scores come "
     "from one distribution”; see Methods for the intervals and tests."

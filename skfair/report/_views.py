@@ -17,6 +17,7 @@ from . import _multiclass_views as multiclass
 from . import _regression_views as regression
 from . import _sentences as sentences
 from . import _tables as tables
+from ._provenance import record_notes
 
 
 class View(NamedTuple):
@@ -66,6 +67,16 @@ VIEWS = {
 }
 
 
+def _with_record(notes):
+    """``notes`` followed by the exclusions, weights and provenance."""
+
+    def with_record(report):
+        return notes(report) + record_notes(report)
+
+    return with_record
+
+
 def view_of(report):
-    """The :class:`View` of the report's task."""
-    return VIEWS[report.settings.task]
+    """The :class:`View` of the report's task (notes end with the provenance)."""
+    view = VIEWS[report.settings.task]
+    return view._replace(notes=_with_record(view.notes))

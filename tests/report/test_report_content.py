@@ -450,6 +450,7 @@ def test_to_dict_layout(report):
         "mcdp_details",
         "tradeoff",
         "hfm",
+        "provenance",
         "notes",
     ]
     summary = out["summary"]

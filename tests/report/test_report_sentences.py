@@ -262,15 +262,15 @@ def test_percentages_keep_the_digits_they_need():
 # -- (d) many intersections of three attributes ----------------------------------------
 @pytest.fixture(scope="module")
 def intersections():
-    """3 attributes, 40+ intersections: the reference selects 12%; a clear-cut
-    900-person group 6% (Wilson 4.6%-7.8%); a 64-person one 4.7% (3 of 64,
-    Wilson 1.6%-12.9%: too few to tell); a race label containing " & ";
-    singletons (left out at 30)."""
+    """3 attributes, 40+ intersections: the most-selected group selects 20%
+    of 3,000; a clear-cut 900-person group 6%; a 30-person one 3.3% (1 of 30:
+    too few to tell, with the simultaneous interval over the pairs); a race
+    label containing " & "; singletons (left out at 30)."""
     rng = np.random.default_rng(4)
     blocks = [  # (sex, race, origin, size, selected)
-        ("F", "White", "N", 3000, 360),
+        ("F", "White", "N", 3000, 600),
         ("F", "Black", "N", 900, 54),
-        ("M", "Asian", "H", 64, 3),
+        ("M", "Asian", "H", 30, 1),
         ("M", "Pacific & Other", "H", 300, 36),
     ]
     for k in range(40):
@@ -313,7 +313,7 @@ def test_the_headline_names_the_clear_cut_disadvantaged_group(intersections):
         "At the threshold 0.5, F & Black & N (n = 900) is selected less often than "
         "the most-selected group "
     )
-    assert "M & Asian & H (n = 64)" in text[1] and text[1].startswith("Too few to tell")
+    assert "M & Asian & H (n = 30)" in text[1] and text[1].startswith("Too few to tell")
     assert "Left out as smaller than min_group_size = 30: 5 groups" in text[1]
     impact = next(t for t in text if t.startswith("Impact ratio"))
     assert f"{facts.impact_ratio:.3f}" in impact
