@@ -11,8 +11,8 @@ exit status 2; progress and warnings go to stderr, one line each.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import dataclasses
+import importlib.util
 import inspect
 import math
 import os
