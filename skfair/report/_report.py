@@ -148,7 +148,7 @@ class AuditReport:
     ...                n_resamples=9, n_permutations=9)
     >>> sorted(report.to_dict())  # doctest: +NORMALIZE_WHITESPACE
     ['groups', 'headline', 'hfm', 'mcdp_details', 'methods', 'metrics', 'notes',
-     'plain_summary', 'summary', 'tradeoff']
+     'plain_summary', 'provenance', 'summary', 'tradeoff']
     """
 
     def __init__(
