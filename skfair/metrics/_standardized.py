@@ -513,6 +513,14 @@ def abroca_split(
     return FavourSplit(measure, first + second, first, second, labels)
 
 
+NO_SHARED_BIN_ERROR = (
+    "calibration_split compares the groups' observed rates bin by bin, but no "
+    "score bin of the {n_bins} holds people of both groups {groups!r}, so the "
+    "measure is undefined: use fewer bins (n_bins) or check that the groups' "
+    "scores overlap."
+)
+
+
 def calibration_split(
     y_true,
     y_score,
@@ -608,6 +616,8 @@ def calibration_split(
     both = (count > 0).all(axis=0)
     rates = hits.reshape(2, -1)[:, both] / count[:, both]
     weights = count[:, both].sum(axis=0)
+    if not both.any():
+        raise ValueError(NO_SHARED_BIN_ERROR.format(groups=labels, n_bins=n_bins))
     diff = rates[1] - rates[0]
     first = float(np.average(np.clip(diff, 0.0, None), weights=weights))
     second = float(np.average(np.clip(-diff, 0.0, None), weights=weights))
