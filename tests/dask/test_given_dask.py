@@ -73,3 +73,42 @@ def test_dask_class_probabilities_per_true_class():
         assert got == mcdp(
             truth, proba, sensitive_features=group, given=side, class_agg="mean"
         )
+
+
+@pytest.mark.parametrize("side", ["positive", "negative"])
+def test_dask_misspelt_pos_label_is_refused(side):
+    # In memory a pos_label absent from y_true is an error; on Dask each
+    # partition alone cannot tell, so the check is global (one pass).
+    rng = np.random.default_rng(1)
+    label = rng.choice(["yes", "no"], 600)
+    group = rng.integers(0, 2, 600)
+    score = rng.random(600)
+    with pytest.raises(ValueError, match="pos_label='Yes' is not a label") as memory:
+        mcdp(label, score, sensitive_features=group, given=side, pos_label="Yes")
+    with pytest.raises(ValueError, match="pos_label='Yes' is not a label") as lazy:
+        mcdp(
+            da.from_array(label, chunks=200),
+            da.from_array(score, chunks=200),
+            sensitive_features=da.from_array(group, chunks=200),
+            given=side,
+            pos_label="Yes",
+        )
+    assert str(lazy.value) == str(memory.value)
+
+
+def test_dask_pos_label_absent_from_some_partitions_is_fine():
+    # Partitions without positives are legitimate: only a label absent
+    # everywhere is refused.
+    label = np.array(["no"] * 400 + ["yes", "yes", "no", "no"] * 50)
+    group = np.tile([0, 1], 300)
+    score = np.linspace(0, 1, 600)
+    lazy = mcdp(
+        da.from_array(label, chunks=200),
+        da.from_array(score, chunks=200),
+        sensitive_features=da.from_array(group, chunks=200),
+        given="positive",
+        pos_label="yes",
+    )
+    assert lazy == mcdp(
+        label, score, sensitive_features=group, given="positive", pos_label="yes"
+    )

@@ -12,7 +12,12 @@ import numpy as np
 import pandas as pd
 
 from ...utils._validation import same_label
-from .._given import GIVEN_Y_TRUE_ERROR, check_given, take_rows
+from .._given import (
+    GIVEN_POS_LABEL_ERROR,
+    GIVEN_Y_TRUE_ERROR,
+    check_given,
+    take_rows,
+)
 
 PARTITION_COUNT_ERROR = (
     "The Dask inputs must have the same partitions; got {counts}. Build them "
@@ -264,11 +269,43 @@ def start(y_true, y_score, options):
             raise ValueError(GIVEN_Y_TRUE_ERROR.format(given=given))
         keep = dask.delayed(_given_partition, nout=len(names), pure=True)
         pos_label = options.get("pos_label", 1)
+        _check_pos_label_present(names, aligned, given, pos_label)
         aligned = [
             tuple(keep(k, names, given, pos_label, *parts))
             for k, parts in enumerate(aligned)
         ]
     return names, aligned, meta
+
+
+def _check_pos_label_present(names, aligned, given, pos_label):
+    """Refuse a ``pos_label`` that no partition's ``y_true`` holds.
+
+    One light pass over ``y_true`` (its distinct labels per partition). Each
+    partition alone cannot tell a misspelt label (which would keep every row
+    with ``given="negative"`` and none with ``"positive"``) from a partition
+    that happens to hold no positives, so the check is global, as in memory.
+    """
+    import dask
+
+    index = names.index("y_true")
+    distinct = dask.delayed(_partition_labels, pure=True)
+    found = dask.compute(
+        *[distinct(k, parts[index]) for k, parts in enumerate(aligned)]
+    )
+    classes = pd.unique(np.concatenate([np.asarray(f, dtype=object) for f in found]))
+    if not any(same_label(c, pos_label) for c in classes):
+        shown = sorted(classes.tolist(), key=repr)[:10]
+        raise ValueError(
+            GIVEN_POS_LABEL_ERROR.format(given=given, pos_label=pos_label, labels=shown)
+        )
+
+
+def _partition_labels(k, labels):
+    """The distinct labels of partition ``k``'s ``y_true`` (NaN refused)."""
+    labels = np.asarray(labels).ravel()
+    if pd.isna(labels).any():
+        raise ValueError(PARTITION_NAN_LABEL_ERROR.format(name="y_true", partition=k))
+    return pd.unique(labels)
 
 
 def _given_partition(k, names, given, pos_label, *parts):
