@@ -35,7 +35,7 @@ the rates equal to the last bit; ABCC, a sum added in another order, to
 rounding). Run: ``python benchmarks/bench_lazy.py [--rows 1e8 1e9]
 [--dir /tmp] [--engines duckdb cli memory dask dask-nw spark] [--budget S]
 [--metrics mcdp abcc rates] [--skip abcc:duckdb ...] [--keep | --reuse DIR]
-[--heap]``. ``--budget`` (default 840 s) bounds the whole run:
+[--heap] [--duckdb-memory 512MB]``. ``--budget`` (default 840 s) bounds the whole run:
 each measurement gets the time left, and what cannot start is skipped with
 the reason printed; the in-memory run is skipped (reason printed) when the
 machine's available memory is under ``MEMORY_BYTES_PER_ROW`` a row, Spark
@@ -65,6 +65,9 @@ MEMORY_BYTES_PER_ROW = 130
 # trace the Python heap (--heap): tracemalloc slows the client, so the
 # times of a --heap run are not comparable with the others
 HEAP = os.environ.get("SKFAIR_BENCH_HEAP") == "1"
+# DuckDB runs inside the client: --duckdb-memory caps its buffer manager
+# (``SET memory_limit``; larger-than-limit aggregations spill to disk)
+DUCKDB_MEMORY = os.environ.get("SKFAIR_BENCH_DUCKDB_MEMORY")
 
 
 def generate(folder, rows):
@@ -100,6 +103,8 @@ def _frame(engine, pattern):
 
         con = duckdb.connect()
         con.execute("SET threads = 2")
+        if DUCKDB_MEMORY:
+            con.execute(f"SET memory_limit = '{DUCKDB_MEMORY}'")
         return scan_files(pattern, connection=con)
     if engine in ("dask", "dask-nw"):
         import dask.dataframe as dd
@@ -338,10 +343,17 @@ def main():
     parser.add_argument("--keep", action="store_true", help="keep the files")
     parser.add_argument("--reuse", default=None, help="a folder --keep left")
     parser.add_argument("--heap", action="store_true", help="trace the Python heap")
+    parser.add_argument(
+        "--duckdb-memory",
+        default=None,
+        help="DuckDB's memory_limit in the workers (e.g. 512MB)",
+    )
     parser.add_argument("--worker", nargs=3, default=None)
     args = parser.parse_args()
     if args.heap:
         os.environ["SKFAIR_BENCH_HEAP"] = "1"  # the workers' environment
+    if args.duckdb_memory:
+        os.environ["SKFAIR_BENCH_DUCKDB_MEMORY"] = args.duckdb_memory
     if args.worker:
         return worker(*args.worker)
     deadline = time.perf_counter() + args.budget
