@@ -1,6 +1,7 @@
 """How long the audit's intervals and tests take, and the most it starts.
 
-Every bootstrap resample and every permutation evaluates each metric on all
+The audit evaluates its pairwise metrics once on every pair of groups, and
+every bootstrap resample and every permutation evaluates each metric on all
 the samples and, for the worst pair of groups, bounds every pair: the time
 grows with the samples, the groups and the pairs of groups, times the
 resamples and permutations. :func:`resampling_estimate` is that estimate
@@ -19,11 +20,15 @@ from ._common import auto_resamples
 
 #: Seconds per resample (bootstrap or permutation) per sample, per group and
 #: per pair of groups: the audit's intervals and tests with every metric, on
-#: 2 cores (measured on 100 000 rows in 10 groups, about 10 ms a resample,
-#: and on 20 000 rows in 1 000 groups, about 2 s a resample).
+#: 2 cores (measured on 20 rows per group: 100, 300 and 1,000 groups; at
+#: 1,000 groups about 8 s a resample, most of it bounding every pair).
 SECONDS_PER_SAMPLE_DRAW = 1e-7
-SECONDS_PER_GROUP_DRAW = 2e-4
-SECONDS_PER_PAIR_DRAW = 4e-6
+SECONDS_PER_GROUP_DRAW = 5.6e-4
+SECONDS_PER_PAIR_DRAW = 1.5e-5
+#: Seconds once per pair of groups (the point values of the pairwise metrics,
+#: about 50 s at 1,000 groups) and once per audit, whatever the resamples.
+SECONDS_PER_PAIR = 1e-4
+SECONDS_PER_AUDIT = 0.5
 #: The longest estimated resampling :func:`skfair.report.audit` starts.
 MAX_RESAMPLING_SECONDS = 600.0
 
@@ -53,8 +58,9 @@ def resampling_estimate(n_samples, n_groups, n_resamples=None, n_permutations=No
     Returns
     -------
     seconds : float
-        A rough guide (within a factor of about 2 on an idle machine): it
-        grows with the samples, the groups and the pairs of groups, times
+        A rough guide (within a factor of about 2 on an idle machine, checked
+        by ``benchmarks/bench_many_groups.py``): a one-off cost per pair of
+        groups, plus the samples, the groups and the pairs of groups times
         the resamples plus the permutations. :func:`audit` refuses an audit
         whose estimate exceeds ``MAX_RESAMPLING_SECONDS`` (600, ten
         minutes).
@@ -63,9 +69,9 @@ def resampling_estimate(n_samples, n_groups, n_resamples=None, n_permutations=No
     --------
     >>> from skfair.report import resampling_estimate
     >>> round(resampling_estimate(100_000, 10))
-    5
+    7
     >>> round(resampling_estimate(20_000, 1_000) / 60)  # minutes: refused
-    15
+    54
     """
     counts = np.atleast_1d(np.asarray(n_groups, dtype=np.float64))
     r = auto_resamples(n_samples) if n_resamples is None else n_resamples
@@ -76,7 +82,7 @@ def resampling_estimate(n_samples, n_groups, n_resamples=None, n_permutations=No
         + counts.sum() * SECONDS_PER_GROUP_DRAW
         + pairs * SECONDS_PER_PAIR_DRAW
     )
-    return float((r + p) * per_draw)
+    return float(SECONDS_PER_AUDIT + pairs * SECONDS_PER_PAIR + (r + p) * per_draw)
 
 
 def _duration(seconds):
