@@ -96,3 +96,22 @@ def test_spark_nulls_are_counted(spark):
     )
     with pytest.raises(ValueError, match="has 2 null value"):
         _lazy.mcdp(frame, None, "score", sensitive_features="g")
+
+
+def test_spark_public_data_argument(spark):
+    """The public functions with ``data=`` a Spark DataFrame: MCDP(0), ΔDP, ABCC."""
+    df = make_rows(seed=5, n=400, n_groups=3, decimals=1, weights=None)
+    frame = spark.createDataFrame(df).cache()
+    kw = {"sensitive_features": "g", "min_group_size": 2}
+    memory = {"sensitive_features": df["g"], "min_group_size": 2}
+    assert M.mcdp(None, "score", data=frame, **kw) == M.mcdp(
+        None, df["score"], **memory
+    )
+    assert M.delta_dp(None, "score", threshold=0.5, data=frame, **kw) == M.delta_dp(
+        None, df["score"], threshold=0.5, **memory
+    )
+    assert M.abcc(None, "score", data=frame, **kw) == pytest.approx(
+        M.abcc(None, df["score"], **memory), rel=1e-12
+    )
+    with pytest.raises(ValueError, match="nope"):
+        M.mcdp(None, "nope", data=frame, **kw)
