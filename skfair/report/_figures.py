@@ -279,6 +279,10 @@ def _advice_display(report, ax, name):
         display.excluded_marker_.set_label(
             "excluded: a group with both outcomes all selected or none"
         )
+    front = display.pareto_line_
+    if front is not None and len(front.get_xdata()) < 2:
+        # a front of one candidate draws no line: the legend must not list it
+        front.set_label("_nolegend_")
     ax.legend(  # as the Display's, with the square
         loc="lower center",
         bbox_to_anchor=(0.5, 1.02),
@@ -405,16 +409,27 @@ def residuals_figure(report, ax, context):
     )
     if shown < len(grouping):
         caption += f" The {shown} largest of {len(grouping)} groups are drawn."
-    return {
-        "title": title,
-        "caption": caption,
-        "alt": (
-            f"Horizontal box plots of the residuals of {shown} groups of "
-            f"{facts.grouping}; mean residuals from "
-            f"{facts.bias.lowest.value:.4g} ({facts.bias.lowest.group}) to "
-            f"{facts.bias.highest.value:.4g} ({facts.bias.highest.group})."
-        ),
-    }
+    drawn = {str(groups[k]) for k in order}
+    lowest, highest = facts.bias.lowest, facts.bias.highest
+    alt = (
+        f"Horizontal box plots of the residuals of {shown} groups of "
+        f"{facts.grouping}, top to bottom: "
+        f"{', '.join(str(groups[k]) for k in order[::-1])}."
+    )
+    if {str(lowest.group), str(highest.group)} <= drawn:
+        alt += (
+            f" Mean residuals from {lowest.value:.4g} ({lowest.group}) to "
+            f"{highest.value:.4g} ({highest.group})."
+        )
+    else:  # name the extremes, saying which are not drawn
+        ends = [
+            f"{which} {end.value:.4g} ({end.group}"
+            + ("" if str(end.group) in drawn else ", not drawn")
+            + ")"
+            for which, end in (("lowest", lowest), ("highest", highest))
+        ]
+        alt += f" Mean residuals of all {len(grouping)} groups: {'; '.join(ends)}."
+    return {"title": title, "caption": caption, "alt": alt}
 
 
 def _grouping_codes(report, name):

@@ -1,0 +1,64 @@
+"""Every figure's alt text names what the figure draws (issue 36, item 9)."""
+
+import numpy as np
+import pytest
+
+from skfair import audit
+
+pytest.importorskip("matplotlib")
+FAST = {"n_resamples": 9, "n_permutations": 19}
+
+
+def test_residual_boxes_alt_text_names_exactly_the_drawn_groups():
+    # 40 groups: 20 large ones are drawn; the most over-predicted group is a
+    # small one, which is not drawn, and the alt text must say so
+    rng = np.random.default_rng(0)
+    sizes = [60] * 20 + [31] * 20
+    g = np.repeat([f"g{k:02d}" for k in range(40)], sizes)
+    y = rng.normal(50, 10, g.size)
+    p = y + rng.normal(0, 3, g.size) + 25 * (g == "g39")
+    report = audit(y, p, sensitive_features=g, **FAST)
+    (box,) = [f for f in report.figures() if f["title"] == "Residuals by group"]
+    drawn = {f"g{k:02d}" for k in range(20)}
+    named = set(box["alt"].split("top to bottom: ", 1)[1].split(".")[0].split(", "))
+    assert named == drawn
+    assert "g39, not drawn" in box["alt"]
+    assert "The 20 largest of 40 groups are drawn." in box["caption"]
+
+
+def test_residual_boxes_alt_text_when_every_group_is_drawn():
+    rng = np.random.default_rng(1)
+    g = np.repeat(["a", "b", "c"], 100)
+    y = rng.normal(size=300)
+    p = y + 0.5 * (g == "c")
+    report = audit(y, p, sensitive_features=g, **FAST)
+    (box,) = [f for f in report.figures() if f["title"] == "Residuals by group"]
+    assert "3 groups of" in box["alt"] and "top to bottom: a, b, c." in box["alt"]
+    assert "not drawn" not in box["alt"]
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.3])
+def test_tradeoff_legend_lists_only_what_is_drawn(shift):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from skfair.report._figures import figure_context, tradeoff_figure
+
+    rng = np.random.default_rng(2)
+    g = np.repeat(["a", "b"], 300)
+    y = rng.integers(0, 2, 600)
+    s = np.clip(0.3 * y + rng.random(600) * 0.7 + shift * (g == "b"), 0, 1)
+    report = audit(y, s, sensitive_features=g, **FAST)
+    fig, ax = plt.subplots()
+    try:
+        tradeoff_figure(report, ax, figure_context(report))
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        lines = [line for line in ax.get_lines() if line.get_label() == "Pareto front"]
+        drawn = [line for line in ax.get_lines() if len(line.get_xdata()) >= 2]
+        listed = "Pareto front" in labels
+        assert listed == any(line.get_linestyle() == "--" for line in drawn)
+        assert all(len(line.get_xdata()) >= 2 for line in lines)
+    finally:
+        plt.close(fig)
