@@ -612,3 +612,14 @@ def test_dataset_with_a_task_other_than_binary_is_a_usage_error(task, capsys):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert f"--task {task} applies to --predictions" in err
+
+
+@pytest.mark.parametrize("name", sorted(DATASETS))
+def test_every_bundled_dataset_audits(name, tmp_path):
+    # --dataset compas used to fail: the raw file's outcome and date columns
+    # (with missing values) went into the demonstration model
+    out = tmp_path / "r.json"
+    argv = ["audit", "--dataset", name, "--n-resamples", "9", "--output", str(out)]
+    assert main(argv) == 0
+    report = json.loads(out.read_text())
+    assert report["metrics"]
