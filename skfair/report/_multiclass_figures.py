@@ -74,18 +74,7 @@ def class_cdf_figure(report, ax, context):
             legend.remove()
     for panel in axes.flat[k:]:
         panel.set_visible(False)
-    handles, names = axes.flat[k - 1].get_legend_handles_labels()
-    listed = min(len(handles), MAX_LEGEND_GROUPS)
-    if handles:  # outside the panels, on the right; the first groups listed
-        title = None if listed == len(handles) else f"{listed} of {len(handles)} listed"
-        fig.legend(
-            handles[:listed],
-            [textwrap.shorten(n, 40) for n in names[:listed]],
-            loc="outside right center",
-            fontsize="x-small",
-            title=title,
-            title_fontsize="x-small",
-        )
+    handles, listed = _outside_legend(fig, axes.flat[k - 1])
     labels = facts.prediction == "labels"
     caption = (
         "Empirical CDF of each group's probability of each class (one panel per "
@@ -113,6 +102,26 @@ def class_cdf_figure(report, ax, context):
             f"CDF of the probability of that class; {'; '.join(values)}."
         ),
     }
+
+
+def _outside_legend(fig, panel):
+    """The groups' legend outside the panels, on the right (the first listed).
+
+    Returns the legend handles and how many are listed.
+    """
+    handles, names = panel.get_legend_handles_labels()
+    listed = min(len(handles), MAX_LEGEND_GROUPS)
+    if handles:
+        title = None if listed == len(handles) else f"{listed} of {len(handles)} listed"
+        fig.legend(
+            handles[:listed],
+            [textwrap.shorten(n, 40) for n in names[:listed]],
+            loc="outside right center",
+            fontsize="x-small",
+            title=title,
+            title_fontsize="x-small",
+        )
+    return handles, listed
 
 
 def selection_heatmap_figure(report, ax, context):
