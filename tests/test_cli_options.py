@@ -600,3 +600,15 @@ def test_score_prefix_implies_multiclass_without_labels(tmp_path):
     expected = pd.crosstab(frame["sex"], predicted, normalize="index").stack()
     for key, value in expected.items():
         assert rows.loc[key, "selection_rate"] == pytest.approx(value)
+
+
+@pytest.mark.parametrize("task", ["regression", "multiclass"])
+def test_dataset_with_a_task_other_than_binary_is_a_usage_error(task, capsys):
+    # --dataset compas --task multiclass used to end in scikit-learn's NaN
+    # error from the demonstration model
+    argv = ["audit", "--dataset", "compas", "--task", task, "--output", "r.html"]
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"--task {task} applies to --predictions" in err

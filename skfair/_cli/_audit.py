@@ -91,8 +91,8 @@ POS_LABEL_REGRESSION_ERROR = (
     "classes; leave --pos-label out (or pass --task binary)"
 )
 DATASET_TASK_ERROR = (
-    "argument --task: --dataset audits the demonstration classifier; --task "
-    "regression applies to --predictions"
+    "argument --task: --dataset audits the demonstration binary classifier; "
+    "--task {task} applies to --predictions"
 )
 DATASET_SCORE_TYPE_ERROR = (
     "argument --score-type: --dataset audits the demonstration model's "
@@ -381,8 +381,8 @@ def _check_arguments(args, parser):
             parser.error(DATASET_COLUMNS_ERROR)
         if args.score_type != "probability":
             parser.error(DATASET_SCORE_TYPE_ERROR)
-        if args.task == "regression":
-            parser.error(DATASET_TASK_ERROR)
+        if args.task in ("regression", "multiclass"):
+            parser.error(DATASET_TASK_ERROR.format(task=args.task))
         return fmt, None
     if (args.score is None and args.score_prefix is None) or not args.sensitive:
         parser.error(NEEDS_COLUMNS_ERROR)

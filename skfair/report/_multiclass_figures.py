@@ -8,6 +8,9 @@ the report's (``report.group_arguments()``), so every value is the table's.
 
 from __future__ import annotations
 
+import functools
+import textwrap
+
 import numpy as np
 
 from ..utils._labels import group_label_text
@@ -16,6 +19,10 @@ from ..utils._labels import group_label_text
 MAX_HEATMAP_ROWS = 40
 #: Panels per row of the per-class CDFs.
 PANELS_PER_ROW = 3
+#: Groups the per-class CDFs' legend lists (every group is drawn).
+MAX_LEGEND_GROUPS = 12
+#: A largest gap this close to 0 or 1 is drawn on a logit axis.
+EDGE = 0.01
 
 
 def class_cdf_figure(report, ax, context):
@@ -29,33 +36,70 @@ def class_cdf_figure(report, ax, context):
     n_cols = min(k, PANELS_PER_ROW)
     fig.set_size_inches(3.0 * n_cols + 2.2, 3.3 * n_rows)
     axes = np.atleast_1d(fig.subplots(n_rows, n_cols, sharey=True, squeeze=False))
-    values = []
+    values, logit = [], []
     for j, cls in enumerate(facts.classes):
         panel = axes.flat[j]
-        display = GroupCDFDisplay.from_predictions(
+        draw = functools.partial(
+            GroupCDFDisplay.from_predictions,
             None,
             context["scores"][:, j],
             ax=panel,
             max_points=2000,
-            xscale="linear",
             **context["common"],
         )
+        display = draw(xscale="linear")
         result = display.mcdp_result
+        t = result.threshold
+        if t is not None and min(t, 1.0 - t) < EDGE:
+            # the segment sits against an edge a linear axis squeezes to a
+            # line: redraw on a logit axis, which spreads [1e-6, 1 - 1e-6]
+            panel.clear()
+            try:
+                display = draw(xscale="logit")
+            except ValueError:  # every probability 0 or 1: no logit axis
+                panel.clear()
+                display = draw(xscale="linear")
+            result = display.mcdp_result
+        if display.xscale_ == "logit":
+            logit.append(str(cls))
         pair = " vs ".join(group_label_text(g) for g in result.groups)
         values.append(f"class {cls}: MCDP(0) = {result.value:.4f} ({pair})")
-        panel.set_title(f"class {cls}: MCDP(0) = {result.value:.3f}", fontsize="small")
-        panel.set_xlabel(f"probability of {cls}")
+        panel.set_title(
+            textwrap.fill(f"class {cls}: MCDP(0) = {result.value:.3f}", 30),
+            fontsize="small",
+        )
+        panel.set_xlabel(textwrap.shorten(f"probability of {cls}", 40))
         legend = panel.get_legend()
-        if legend is not None and j != k - 1:
+        if legend is not None:
             legend.remove()
     for panel in axes.flat[k:]:
         panel.set_visible(False)
+    handles, names = axes.flat[k - 1].get_legend_handles_labels()
+    listed = min(len(handles), MAX_LEGEND_GROUPS)
+    if handles:  # outside the panels, on the right; the first groups listed
+        title = None if listed == len(handles) else f"{listed} of {len(handles)} listed"
+        fig.legend(
+            handles[:listed],
+            [textwrap.shorten(n, 40) for n in names[:listed]],
+            loc="outside right center",
+            fontsize="x-small",
+            title=title,
+            title_fontsize="x-small",
+        )
     labels = facts.prediction == "labels"
     caption = (
         "Empirical CDF of each group's probability of each class (one panel per "
         "class, one-vs-rest); the black segment marks where two groups' CDFs are "
         "furthest apart (MCDP(0) of that class)."
     )
+    if logit:
+        caption += (
+            f" The probability axis of class {', '.join(logit)} is on a logit "
+            "scale: the largest gap lies within 0.01 of 0 or 1, where a linear "
+            "axis would squeeze it against the edge."
+        )
+    if len(handles) > listed:
+        caption += f" Every group is drawn; the legend lists {listed} of them."
     if labels:
         caption += (
             " The labels were given: each column is 0/1 (predicted the class or "
@@ -89,7 +133,13 @@ def selection_heatmap_figure(report, ax, context):
     image = ax.imshow(
         table.to_numpy(), cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto"
     )
-    ax.set_xticks(np.arange(len(classes)), [f"class {c}" for c in classes])
+    ax.set_xticks(
+        np.arange(len(classes)),
+        [textwrap.shorten(f"class {c}", 24, placeholder="…") for c in classes],
+        rotation=30 if len(classes) > 3 else 0,
+        ha="right" if len(classes) > 3 else "center",
+        fontsize="small",
+    )
     ax.set_yticks(
         np.arange(rows),
         [f"{g} (n={int(sizes[g]):,})" for g in table.index],

@@ -62,3 +62,21 @@ def test_tradeoff_legend_lists_only_what_is_drawn(shift):
         assert all(len(line.get_xdata()) >= 2 for line in lines)
     finally:
         plt.close(fig)
+
+
+def test_multiclass_segment_near_zero_is_drawn_on_a_logit_axis():
+    # class "c" is almost never likely for half the groups: the largest gap
+    # of its CDFs lies near 1e-5, which a linear axis squeezes to its edge
+    rng = np.random.default_rng(0)
+    n = 1200
+    g = rng.choice([f"r{k}" for k in range(8)], n)
+    classes = np.array(["a", "b", "c"])
+    y = classes[rng.integers(0, 3, n)]
+    logits = rng.normal(size=(n, 3))
+    logits[:, 2] -= 12 * np.isin(g, ["r0", "r1", "r2", "r3"])
+    p = np.exp(logits)
+    p /= p.sum(1, keepdims=True)
+    report = audit(y, p, sensitive_features=g, classes=list(classes), **FAST)
+    (cdf,) = [f for f in report.figures() if f["title"].startswith("Group CDFs")]
+    assert "class c is on a logit scale" in cdf["caption"]
+    assert "class a is on" not in cdf["caption"]
