@@ -140,3 +140,6 @@ def test_spark_rate_metrics_with_data(spark):
     assert M.mcdp(None, "score", data=frame, min_group_size=5, **kw) == M.mcdp(
         None, df["score"], min_group_size=5, **memory
     )
+    assert M.four_fifths("y", "pred", data=frame, **kw) == M.four_fifths(
+        df["y"], df["pred"], **memory
+    )
