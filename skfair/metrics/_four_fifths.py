@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import narwhals.stable.v2 as nw
 import numpy as np
 
 from ..utils._validation import check_fraction
+from ._frame_arg import as_frame, check_column_names, frame_columns, lazy_engine
 from ._rates import group_rates
 
 
@@ -54,6 +56,7 @@ def four_fifths(
     pos_label=1,
     sample_weight=None,
     min_group_size=None,
+    data=None,
 ):
     r"""The four-fifths rule: every group selected at 80 % of the top rate or more.
 
@@ -69,8 +72,10 @@ def four_fifths(
         See :func:`demographic_parity_difference`.
     threshold : float, default=0.8
         The required ratio, in [0, 1].
-    pos_label, sample_weight, min_group_size
-        See :func:`demographic_parity_difference`.
+    pos_label, sample_weight, min_group_size, data
+        See :func:`demographic_parity_difference`. With ``data`` a lazy
+        frame (DuckDB, polars lazy, SQLFrame, PySpark) the group selection
+        rates are computed in its engine, as for the rate metrics.
 
     Returns
     -------
@@ -93,25 +98,44 @@ def four_fifths(
     ...                      sensitive_features=["a"] * 4 + ["b"] * 4)
     >>> result.passed, result.ratio, result.selection_rates
     (True, 1.0, {'a': 0.75, 'b': 0.75})
+
+    On a lazy frame's columns (``data=``), computed in its engine:
+
+    >>> import polars as pl
+    >>> frame = pl.LazyFrame({"y": [0, 1, 0, 1], "p": [1, 1, 0, 1],
+    ...                       "g": ["a", "a", "b", "b"]})
+    >>> four_fifths("y", "p", sensitive_features="g", data=frame).ratio
+    0.5
     """
     threshold = check_fraction(threshold, name="threshold")
-    values, _, grouping = group_rates(
-        ["selection_rate"],
-        y_true,
-        y_pred,
-        sensitive_features=sensitive_features,
-        pos_label=pos_label,
-        sample_weight=sample_weight,
-        min_group_size=min_group_size,
-    )
-    rates = values[:, 0]
+    arguments = {
+        "y_true": y_true,
+        "y_pred": y_pred,
+        "sensitive_features": sensitive_features,
+        "pos_label": pos_label,
+        "sample_weight": sample_weight,
+        "min_group_size": min_group_size,
+    }
+    names = ["selection_rate"]
+    if data is None:
+        values, _, grouping = group_rates(names, **arguments)
+        labels = grouping.labels
+    elif isinstance(as_frame(data), nw.DataFrame):
+        values, _, grouping = group_rates(
+            names, **frame_columns("group_rates", {**arguments, "data": data})
+        )
+        labels = grouping.labels
+    else:
+        check_column_names(arguments)
+        values, _, labels = lazy_engine("group_rates")(names, data, **arguments)
+    rates = np.asarray(values, dtype=float)[:, 0]
     low, high = int(np.nanargmin(rates)), int(np.nanargmax(rates))
     ratio = rates[low] / rates[high] if rates[high] > 0 else float("nan")
     return FourFifthsResult(
         passed=bool(rates[low] >= threshold * rates[high]),
         ratio=float(ratio),
-        lowest_group=grouping.labels[low],
-        highest_group=grouping.labels[high],
-        selection_rates=dict(zip(grouping.labels, rates.tolist())),
+        lowest_group=labels[low],
+        highest_group=labels[high],
+        selection_rates=dict(zip(labels, rates.tolist())),
         threshold=threshold,
     )

@@ -115,3 +115,31 @@ def test_spark_public_data_argument(spark):
     )
     with pytest.raises(ValueError, match="nope"):
         M.mcdp(None, "nope", data=frame, **kw)
+
+
+def test_spark_rate_metrics_with_data(spark):
+    """The 8 rate metrics and MCDP(0) with ``data=`` a Spark DataFrame:
+    two sensitive columns (intersections), integer weights, min_group_size."""
+    df = make_rows(seed=3, n=400, n_groups=3, decimals=1, weights="int")
+    frame = spark.createDataFrame(df).cache()
+    kw = {"sensitive_features": ["g", "h"], "sample_weight": "w"}
+    memory = {"sensitive_features": df[["g", "h"]], "sample_weight": df["w"]}
+    for metric in [
+        M.demographic_parity_difference,
+        M.demographic_parity_ratio,
+        M.true_positive_rate_difference,
+        M.true_positive_rate_ratio,
+        M.false_positive_rate_difference,
+        M.false_positive_rate_ratio,
+        M.equalized_odds_difference,
+        M.equalized_odds_ratio,
+    ]:
+        assert metric("y", "pred", data=frame, **kw) == metric(
+            df["y"], df["pred"], **memory
+        ), metric.__name__
+    assert M.mcdp(None, "score", data=frame, min_group_size=5, **kw) == M.mcdp(
+        None, df["score"], min_group_size=5, **memory
+    )
+    assert M.four_fifths("y", "pred", data=frame, **kw) == M.four_fifths(
+        df["y"], df["pred"], **memory
+    )

@@ -169,3 +169,30 @@ def test_column_arguments_must_be_names(duckdb_connection):
         M.equalized_odds_difference("y", df["pred"], sensitive_features="g", data=frame)
     with pytest.raises(ValueError, match=re.escape("'nope' is not a column of data")):
         M.demographic_parity_difference("y", "pred", sensitive_features="nope", data=df)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars-lazy", "polars"])
+@pytest.mark.parametrize("sens", ["g", ["g", "h"]])
+@pytest.mark.parametrize("weights", [None, "int"])
+def test_four_fifths_equals_the_in_memory_call(
+    engine, sens, weights, duckdb_connection
+):
+    df = make_rows(seed=7, n=300, n_groups=3, decimals=1, weights=weights)
+    frame = frame_on(engine, df, duckdb_connection)
+    w = "w" if weights else None
+    found = M.four_fifths(
+        "y",
+        "pred",
+        sensitive_features=sens,
+        sample_weight=w,
+        min_group_size=3,
+        data=frame,
+    )
+    expected = M.four_fifths(
+        df["y"],
+        df["pred"],
+        sensitive_features=df[sens],
+        sample_weight=None if w is None else df[w],
+        min_group_size=3,
+    )
+    assert found == expected
