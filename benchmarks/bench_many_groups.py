@@ -10,8 +10,13 @@ numpy arrays included) and the process's peak resident set
 
 A case whose time, extrapolated from the two sizes before it (time grows as
 ``groups ** k``, ``k`` fitted on them), exceeds ``--budget`` seconds is not
-run: its row says "refused: estimate" with the estimated seconds. A case
+run: its row says "skipped: budget" with the extrapolated seconds. A case
 that runs longer than twice the budget is stopped ("stopped after").
+
+For ``audit()`` the last column is :func:`skfair.report.resampling_estimate`
+(the estimate by which ``audit()`` refuses more than
+``MAX_RESAMPLING_SECONDS``), to compare with the measured seconds; an audit
+it refuses prints the refusal ("error: ...").
 
 Run ``python benchmarks/bench_many_groups.py [--budget 60] [--n-resamples 99]
 [--groups 10 100 1000 10000]`` from the repository root (the child
@@ -91,6 +96,14 @@ def estimate(history, n_groups):
     return t2 * (n_groups / g2) ** k
 
 
+def _audit_estimate(n_groups, n_resamples):
+    """``resampling_estimate`` of the benchmarked audit (20 rows a group)."""
+    sys.path.insert(0, os.getcwd())
+    from skfair.report import resampling_estimate
+
+    return resampling_estimate(20 * n_groups, n_groups, n_resamples, n_resamples)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=float, default=60.0)
@@ -99,7 +112,10 @@ def main():
     parser.add_argument("--cases", nargs="+", default=list(CASES))
     args = parser.parse_args()
     print(f"20 rows per group; n_resamples = n_permutations = {args.n_resamples}")
-    header = f"{'call':34} {'groups':>7} {'seconds':>9} {'peak MB':>9} {'RSS MB':>8}"
+    header = (
+        f"{'call':34} {'groups':>7} {'seconds':>9} {'peak MB':>9} {'RSS MB':>8}"
+        f" {'estimate s':>10}"
+    )
     print(header)
     print("-" * len(header))
     for case in args.cases:
@@ -107,7 +123,7 @@ def main():
         for n_groups in args.groups:
             guess = estimate(history, n_groups)
             if guess is not None and guess > args.budget:
-                row = f"refused: estimate {guess:,.0f} s"
+                row = f"skipped: budget (extrapolated {guess:,.0f} s)"
                 print(f"{CASES[case]:34} {n_groups:>7} {row}")
                 continue
             result = run(case, n_groups, args.n_resamples, 2 * args.budget)
@@ -121,9 +137,12 @@ def main():
                 print(f"{CASES[case]:34} {n_groups:>7} error: {result['error']}")
                 continue
             history.append((n_groups, result["seconds"]))
+            guess = ""
+            if case == "audit":
+                guess = f" {_audit_estimate(n_groups, args.n_resamples):>10.1f}"
             print(
                 f"{CASES[case]:34} {n_groups:>7} {result['seconds']:>9.2f} "
-                f"{result['peak'] / 1e6:>9.1f} {result['rss'] / 1e6:>8.0f}"
+                f"{result['peak'] / 1e6:>9.1f} {result['rss'] / 1e6:>8.0f}{guess}"
             )
 
 
