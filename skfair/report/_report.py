@@ -218,8 +218,10 @@ class AuditReport:
         # the compared groups (not the rows of every table: attributes and
         # their intersection)
         n_groups = sum(len(labels) for labels in self.data.kept_groups.values())
+        # the groups set aside (under min_group_size), said only when there are
+        left_out = f", left_out={len(self.left_out)}" if self.left_out else ""
         return (
-            f"AuditReport(n_samples={self.n_samples}, n_groups={n_groups}, "
+            f"AuditReport(n_samples={self.n_samples}, n_groups={n_groups}{left_out}, "
             f"mcdp={mcdp:.4g}, largest={worst!r})"
         )
 

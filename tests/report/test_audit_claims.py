@@ -96,6 +96,18 @@ def test_repr_counts_the_compared_groups():
     both = audit(None, scores, sensitive_features=frame, **FAST)
     assert len(both.groups) == 2 + 5 + 10
     assert "n_groups=10," in repr(both)
+    assert "left_out" not in repr(both)
+
+
+@pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")
+def test_repr_says_how_many_groups_were_set_aside():
+    # issue 40: 3 groups of 40 and 2 of 5 with min_group_size=10: 3 compared, 2 aside
+    rng = np.random.default_rng(1)
+    groups = np.repeat(["a", "b", "c", "d", "e"], [40, 40, 40, 5, 5])
+    scores = rng.random(len(groups))
+    report = audit(None, scores, sensitive_features=groups, min_group_size=10, **FAST)
+    assert len(report.left_out) == 2
+    assert "n_groups=3, left_out=2," in repr(report)
 
 
 # -- issue 36 item 1: the lead compares with the most-selected group ------------------
