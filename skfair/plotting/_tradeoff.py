@@ -273,7 +273,9 @@ class FairnessTradeoffDisplay(_FairnessDisplayMixin):
             elinewidth=1,
             capsize=2,
             label=(
-                "candidate (mean ± std over folds)"
+                "_nolegend_"  # every threshold excluded: no candidate is drawn
+                if not keep.any()
+                else "candidate (mean ± std over folds)"
                 if self.performance_std is not None or self.unfairness_std is not None
                 else "candidate"
             ),

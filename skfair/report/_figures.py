@@ -110,9 +110,21 @@ def group_cdf_figure(report, ax, context):
         "alt": (
             f"Step plot of the empirical score CDF of each of the {n_groups} "
             f"groups{scale}; MCDP(0) = {result.value:.4f} between {pair} at "
-            f"score {result.threshold:.3g}."
+            f"score {result.threshold:.3g}.{_faded_alt(display)}"
         ),
     }
+
+
+def _faded_alt(display):
+    """Which groups the CDF plot colours and names when it fades the others."""
+    n_groups, n_coloured = len(display.lines_), len(display.highlighted_)
+    if n_coloured >= n_groups:
+        return ""
+    names = ", ".join(group_label_text(g) for g in display.highlighted_)
+    return (
+        f" Coloured and named in the legend: {names}; the other "
+        f"{n_groups - n_coloured} groups are faded grey, unnamed."
+    )
 
 
 def mcdp_curve_figure(report, ax, context):

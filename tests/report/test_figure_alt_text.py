@@ -80,3 +80,67 @@ def test_multiclass_segment_near_zero_is_drawn_on_a_logit_axis():
     (cdf,) = [f for f in report.figures() if f["title"].startswith("Group CDFs")]
     assert "class c is on a logit scale" in cdf["caption"]
     assert "class a is on" not in cdf["caption"]
+
+
+@pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")
+def test_cdf_alt_text_names_the_coloured_groups_of_many():
+    # issue 36: with 45 groups the CDF plot colours 10 and fades 35; the alt
+    # text said only "each of the 45 groups": it must name the legend's groups
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from skfair.report._figures import figure_context, group_cdf_figure
+
+    rng = np.random.default_rng(3)
+    g = np.repeat([f"g{k:02d}" for k in range(45)], 40)
+    s = np.clip(rng.beta(2, 5, g.size) + 0.2 * (g == "g07"), 0, 1)
+    y = (rng.random(g.size) < s).astype(int)
+    report = audit(y, s, sensitive_features=g, **FAST)
+    fig, ax = plt.subplots()
+    try:
+        cdf = group_cdf_figure(report, ax, figure_context(report))
+        legend = (
+            [t.get_text() for t in fig.legends[0].get_texts()] if fig.legends else []
+        )
+        legend = legend or [t.get_text() for t in ax.get_legend().get_texts()]
+    finally:
+        plt.close(fig)
+    named = cdf["alt"].split("named in the legend: ", 1)[1].split(";")[0].split(", ")
+    assert len(named) == 10
+    in_legend = [
+        text.split(" (n=")[0] for text in legend if not text.startswith("other")
+    ]
+    assert sorted(named) == sorted(in_legend)
+    assert "the other 35 groups are faded grey" in cdf["alt"]
+
+
+@pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")
+def test_tradeoff_legend_without_candidates_lists_no_candidate():
+    # issue 36: adult-like audit where a group with both outcomes is selected
+    # all or none at every threshold: all excluded, yet "candidate" was listed
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from skfair.report._figures import figure_context, tradeoff_figure
+
+    rng = np.random.default_rng(4)
+    g = np.repeat(["a", "b", "c"], [300, 300, 4])
+    y = np.r_[rng.integers(0, 2, 600), [0, 1, 0, 1]]
+    s = np.r_[rng.random(600), [0.001, 0.001, 0.002, 0.002]]
+    report = audit(y, s, sensitive_features=g, **FAST)
+    fig, ax = plt.subplots()
+    try:
+        tradeoff_figure(report, ax, figure_context(report))
+        legend = fig.legends[0] if fig.legends else ax.get_legend()
+        labels = [t.get_text() for t in legend.get_texts()]
+        drawn = any(len(c.get_offsets()) for c in ax.collections) or any(
+            line.get_marker() == "o" and len(line.get_xdata())
+            for line in ax.get_lines()
+        )
+        assert any(text.startswith("candidate") for text in labels) == drawn
+    finally:
+        plt.close(fig)
