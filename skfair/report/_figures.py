@@ -245,7 +245,7 @@ def tradeoff_figure(report, ax, context):
             f"Scatter plot of {name} against ΔDP for {len(thresholds)} candidate "
             f"thresholds; the audit's t = {current.threshold:g} has {name} "
             f"{current.performance:.4f} and ΔDP {current.delta_dp:.4f}; {pick}; "
-            f"{int(np.sum(display.excluded))} thresholds are excluded."
+            f"{_excluded_alt(int(np.sum(display.excluded)), len(thresholds))}."
         ),
     }
 
@@ -471,3 +471,10 @@ FIGURES = {
     "regression": ((prediction_cdf_figure, True), (residuals_figure, True)),
     "multiclass": ((class_cdf_figure, True), (selection_heatmap_figure, True)),
 }
+
+
+def _excluded_alt(n_excluded, n_thresholds):
+    """How many thresholds the trade-off figure draws as grey crosses."""
+    if n_excluded == n_thresholds:
+        return f"all {n_thresholds} are excluded (grey crosses), none is a candidate"
+    return f"{n_excluded} thresholds are excluded (grey crosses)"

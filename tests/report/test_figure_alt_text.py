@@ -142,5 +142,7 @@ def test_tradeoff_legend_without_candidates_lists_no_candidate():
             for line in ax.get_lines()
         )
         assert any(text.startswith("candidate") for text in labels) == drawn
+        alt = tradeoff_figure(report, ax, figure_context(report))["alt"]
+        assert ("none is a candidate" in alt) == (not drawn)
     finally:
         plt.close(fig)
