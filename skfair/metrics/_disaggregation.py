@@ -70,10 +70,8 @@ def _frame_inputs(data, metrics, y_true, y_pred, sensitive, control, sample_para
     """The frame's inputs from the columns of ``data`` (see ``data`` of the class).
 
     An eager frame's columns; a lazy frame's distinct rows from its engine,
-    with ``"multiplicity"`` (None for the columns themselves). A Dask
-    DataFrame takes the engine when every metric can, its columns otherwise.
+    with ``"multiplicity"`` (None for the columns themselves); Dask too.
     """
-    from ..utils._dask import is_dask_collection
     from ._frame_arg import (
         frame_group_inputs,
         is_lazy_frame,
@@ -81,7 +79,7 @@ def _frame_inputs(data, metrics, y_true, y_pred, sensitive, control, sample_para
     )
 
     refused = engine_refusal(metrics, sample_params)
-    if is_lazy_frame(data) and not (refused and is_dask_collection(data)):
+    if is_lazy_frame(data):
         if refused is not None:
             key, what = refused
             raise TypeError(
