@@ -161,11 +161,21 @@ class GroupMetricFrame:
         samples (NaN rows, or no row with one grouping column); their
         samples still count in ``overall``.
     data : DataFrame, default=None
-        An eager frame (pandas, polars, PyArrow, ...); then ``y_true``,
-        ``y_pred``, ``sensitive_features`` (a name or a list of names),
+        A frame narwhals supports, eager (pandas, polars, PyArrow, ...) or
+        lazy (a DuckDB relation, a polars ``LazyFrame``, a Dask, PySpark or
+        SQLFrame DataFrame, ...); then ``y_true``, ``y_pred``,
+        ``sensitive_features`` (a name or a list of names),
         ``control_features`` and the values of ``sample_params`` are the
-        names of its columns. A lazy frame is refused with what to do (the
-        metrics may be any callable, which needs the rows).
+        names of its columns. On a lazy frame the metrics must be those of
+        the confusion counts (by name, or the scikit-learn functions above):
+        one group-by in the engine by the grouping columns and the two
+        labels returns each distinct row's number of samples (and sums of
+        weights and squared weights), from which every result is the
+        in-memory one (bit-equal without weights and with integer weights,
+        to rounding with real-valued weights); nulls and NaN are counted in
+        the engine. Any other callable, and the bootstrap of weighted
+        metrics (it resamples rows), are refused with what to do (collect
+        the columns).
 
     Attributes
     ----------
