@@ -17,6 +17,7 @@ from ._base import checked_label_pair
 from ._disaggregation_inputs import (
     DUPLICATE_NAME_ERROR,
     check_metrics,
+    engine_refusal,
     grouping_columns,
     sample_rows,
     with_indicators,
@@ -25,6 +26,7 @@ from ._disaggregation_intervals import compare_bounds, value_bounds
 from ._disaggregation_strata import Samples, evaluate, make_strata
 from ._frame_arg import LAZY_ENGINE_LOADERS
 from ._group_counts import (
+    RATE_METRICS,
     check_compare_method,
     compare,
 )
@@ -41,6 +43,7 @@ def _lazy_engines():
 
     return {
         "group_rates": _counts.group_rates,
+        "distinct_rows": _counts.distinct_rows,
         "mcdp": _mcdp.mcdp,
         "mcdp_details": _mcdp.mcdp_details,
         "mcdp_curve": _mcdp.mcdp_curve,
@@ -50,6 +53,48 @@ def _lazy_engines():
 
 
 LAZY_ENGINE_LOADERS.append(_lazy_engines)
+
+LAZY_GROUP_METRIC_ERROR = (
+    "GroupMetricFrame computes on a lazy frame ({kind}) the metrics of the "
+    "confusion counts only, inside the engine: the names {names}, and "
+    "scikit-learn's accuracy_score, zero_one_loss, balanced_accuracy_score, "
+    "recall_score, precision_score and f1_score (or a functools.partial of "
+    "them setting pos_label or zero_division) on binary labels. {which} is "
+    "{what}, which needs every row. Pass one of those names, or collect the "
+    "columns first (e.g. frame.select([...]).collect() for a polars "
+    "LazyFrame, relation.df() for DuckDB) and pass the eager frame as data=."
+)
+
+
+def _frame_inputs(data, metrics, y_true, y_pred, sensitive, control, sample_params):
+    """The frame's inputs from the columns of ``data`` (see ``data`` of the class).
+
+    An eager frame's columns; a lazy frame's distinct rows from its engine,
+    with ``"multiplicity"`` (None for the columns themselves); Dask too.
+    """
+    from ._frame_arg import (
+        frame_group_inputs,
+        is_lazy_frame,
+        lazy_group_inputs,
+    )
+
+    refused = engine_refusal(metrics, sample_params)
+    if is_lazy_frame(data):
+        if refused is not None:
+            key, what = refused
+            raise TypeError(
+                LAZY_GROUP_METRIC_ERROR.format(
+                    kind=type(data).__name__,
+                    names=", ".join(sorted(RATE_METRICS)),
+                    which="The metric" if key is None else f"Metric {key!r}",
+                    what=what,
+                )
+            )
+        args = (y_true, y_pred, sensitive, control, sample_params)
+        return lazy_group_inputs(data, *args)
+    inputs = frame_group_inputs(data, y_true, y_pred, sensitive, control, sample_params)
+    inputs["multiplicity"] = None
+    return inputs
 
 
 class GroupMetricFrame:
@@ -116,11 +161,21 @@ class GroupMetricFrame:
         samples (NaN rows, or no row with one grouping column); their
         samples still count in ``overall``.
     data : DataFrame, default=None
-        An eager frame (pandas, polars, PyArrow, ...); then ``y_true``,
-        ``y_pred``, ``sensitive_features`` (a name or a list of names),
+        A frame narwhals supports, eager (pandas, polars, PyArrow, ...) or
+        lazy (a DuckDB relation, a polars ``LazyFrame``, a Dask, PySpark or
+        SQLFrame DataFrame, ...); then ``y_true``, ``y_pred``,
+        ``sensitive_features`` (a name or a list of names),
         ``control_features`` and the values of ``sample_params`` are the
-        names of its columns. A lazy frame is refused with what to do (the
-        metrics may be any callable, which needs the rows).
+        names of its columns. On a lazy frame the metrics must be those of
+        the confusion counts (by name, or the scikit-learn functions above):
+        one group-by in the engine by the grouping columns and the two
+        labels returns each distinct row's number of samples (and sums of
+        weights and squared weights), from which every result is the
+        in-memory one (bit-equal without weights and with integer weights,
+        to rounding with real-valued weights); nulls and NaN are counted in
+        the engine. Any other callable, and the bootstrap of weighted
+        metrics (it resamples rows), are refused with what to do (collect
+        the columns).
 
     Attributes
     ----------
@@ -179,11 +234,11 @@ class GroupMetricFrame:
         min_group_size=None,
         data=None,
     ):
+        multiplicity = None
         if data is not None:
-            from ._frame_arg import frame_group_inputs
-
-            inputs = frame_group_inputs(
+            inputs = _frame_inputs(
                 data,
+                metrics,
                 y_true,
                 y_pred,
                 sensitive_features,
@@ -194,6 +249,7 @@ class GroupMetricFrame:
             sensitive_features = inputs["sensitive_features"]
             control_features = inputs["control_features"]
             sample_params = inputs["sample_params"]
+            multiplicity = inputs["multiplicity"]
         check_min_group_size(min_group_size)
         y_true, y_pred = checked_label_pair(
             y_true,
@@ -205,6 +261,8 @@ class GroupMetricFrame:
         n_samples = y_true.shape[0]
         self._single, metrics = check_metrics(metrics, sample_params, n_samples)
         metrics = with_indicators(metrics, y_true, y_pred, pos_label)
+        if multiplicity is not None:
+            _check_in_engine(metrics, data)
         columns = self._columns(sensitive_features, control_features, n_samples)
         strata = make_strata(
             columns["codes"],
@@ -213,6 +271,7 @@ class GroupMetricFrame:
             self._cell_label,
             min_group_size,
             name=" & ".join(self._sensitive_names),
+            multiplicity=multiplicity,
         )
         samples = Samples(y_true, y_pred)
         self._evaluation = evaluate(metrics, samples, strata, self._cell_label)
@@ -552,6 +611,21 @@ class GroupMetricFrame:
             f"sensitive_levels={self._sensitive_names}, "
             f"control_levels={self._control_names}, n_groups={groups})"
         )
+
+
+def _check_in_engine(metrics, data):
+    """Refuse a scikit-learn function that must be called (labels not binary)."""
+    for metric in metrics:
+        if not metric.by_counts:
+            raise TypeError(
+                LAZY_GROUP_METRIC_ERROR.format(
+                    kind=type(data).__name__,
+                    names=", ".join(sorted(RATE_METRICS)),
+                    which=f"Metric {metric.name!r}",
+                    what="a scikit-learn function called per group on these "
+                    "labels (not two classes, or its pos_label not among them)",
+                )
+            )
 
 
 def _nan_reduce(reduce, values):

@@ -23,7 +23,7 @@ from ..utils._validation import (
     same_label,
 )
 from ._disaggregation_strata import FrameMetric
-from ._group_counts import RATE_METRICS
+from ._group_counts import RATE_METRICS, SummedWeights
 
 METRIC_TYPE_ERROR = (
     "metrics must be a callable f(y_true, y_pred, ...), a metric name, or a dict "
@@ -185,9 +185,9 @@ def _metric(name, metric, params, n_samples):
     if isinstance(metric, str) and metric in RATE_METRICS:
         if set(params) - {"sample_weight"}:
             raise ValueError(RATE_PARAMS_ERROR.format(name=name, params=sorted(params)))
-        weights = check_sample_weight_1d(
-            params.get("sample_weight"), n_samples, against="y_true"
-        )
+        weights = params.get("sample_weight")
+        if not isinstance(weights, SummedWeights):  # checked in the engine
+            weights = check_sample_weight_1d(weights, n_samples, against="y_true")
         zero_division = "warn" if metric in ZERO_DIVISION_NAMES else None
         return FrameMetric(
             name,
@@ -199,6 +199,17 @@ def _metric(name, metric, params, n_samples):
         metric = _sklearn_metric(metric)
     if not callable(metric):
         raise TypeError(METRIC_TYPE_ERROR.format(type=type(metric).__name__))
+    summed = params.get("sample_weight")
+    if isinstance(summed, SummedWeights):  # a lazy frame: a known function only
+        rate, pos_label, zero_division = _as_rate(metric, params)
+        return FrameMetric(
+            name,
+            rate=RATE_METRICS[rate],
+            func=metric,
+            weights=summed,
+            zero_division=zero_division,
+            pos_label=pos_label,
+        )
     arrays = {}
     for key, value in params.items():
         arrays[key] = sample_rows(value, key)
@@ -223,6 +234,28 @@ def _metric(name, metric, params, n_samples):
         zero_division=zero_division,
         pos_label=pos_label,
     )
+
+
+def engine_refusal(metrics, sample_params):
+    """The first metric that needs the rows, as ``(key, what)``; None if none does.
+
+    What a lazy engine computes: the confusion-count names, and the
+    scikit-learn functions (or their ``functools.partial``) that
+    :func:`_as_rate` reads as one of them, with at most ``sample_weight``.
+    """
+    single = not isinstance(metrics, dict)
+    items = [(None, metrics)] if single else list(metrics.items())
+    sample_params = sample_params if isinstance(sample_params, dict) else {}
+    for key, metric in items:
+        params = sample_params if single else sample_params.get(key, {})
+        params = params if isinstance(params, dict) else {}
+        if isinstance(metric, str):
+            if metric not in RATE_METRICS:
+                return key, f"the metric name {metric!r} (called per group)"
+        elif callable(metric) and _as_rate(metric, params) is None:
+            what = getattr(metric, "__name__", type(metric).__name__)
+            return key, f"the callable {what!r}"
+    return None
 
 
 def with_indicators(metrics, y_true, y_pred, pos_label):

@@ -45,6 +45,14 @@ ZERO_DIVISION_WARNING = (
     "zero_division=0.0 to silence this warning."
 )
 
+LAZY_RESAMPLE_ERROR = (
+    "The bootstrap of the weighted metrics {names} resamples rows, and a "
+    "GroupMetricFrame of a lazy frame holds only the engine's counts per "
+    "group and label. Use interval='wilson' or 'newcombe' (their proportions "
+    "take Kish's effective size from the engine's sums of squared weights), "
+    "or collect the columns first and pass the eager frame as data=."
+)
+
 
 @dataclass(frozen=True)
 class FrameMetric:
@@ -141,6 +149,9 @@ class Strata:
         in the overall values).
     n_control, n_sensitive : int
         ``C`` and ``G``.
+    multiplicity : ndarray of shape (n_samples,) or None, default=None
+        The number of samples each row stands for (a lazy frame's distinct
+        rows); None: one each.
     """
 
     codes: np.ndarray
@@ -148,6 +159,7 @@ class Strata:
     kept: np.ndarray
     n_control: int
     n_sensitive: int
+    multiplicity: np.ndarray | None = None
 
     @property
     def n_cells(self):
@@ -188,11 +200,15 @@ class Strata:
         return out
 
 
-def make_strata(code_columns, dims, n_control, labels, min_group_size, *, name):
+def make_strata(
+    code_columns, dims, n_control, labels, min_group_size, *, name, multiplicity=None
+):
     """The :class:`Strata` of the grouping columns (control first), with the rule.
 
     ``labels(position)`` gives a cell's label for the small-group warning
     (``min_group_size=None``); ``stacklevel`` points at the frame's caller.
+    With ``multiplicity`` (rows standing for several samples), the rule
+    applies to the cells' numbers of samples.
     """
     if len(code_columns) == 1:
         flat = code_columns[0]
@@ -200,6 +216,9 @@ def make_strata(code_columns, dims, n_control, labels, min_group_size, *, name):
         flat = np.ravel_multi_index(tuple(code_columns), dims)
     position, codes = _encode_cells(flat, int(np.prod(dims)))
     sizes = np.bincount(codes, minlength=position.shape[0])
+    if multiplicity is not None:
+        sizes = np.bincount(codes, weights=multiplicity, minlength=position.shape[0])
+        sizes = np.rint(sizes).astype(np.int64)
     cell_labels = [labels(p) for p in position]
     renumbered, _ = drop_small_groups(
         np.arange(position.shape[0]),
@@ -210,7 +229,9 @@ def make_strata(code_columns, dims, n_control, labels, min_group_size, *, name):
         stacklevel=4,
     )
     n_sensitive = int(np.prod(dims)) // n_control
-    return Strata(codes, position, renumbered >= 0, n_control, n_sensitive)
+    return Strata(
+        codes, position, renumbered >= 0, n_control, n_sensitive, multiplicity
+    )
 
 
 def _encode_cells(flat, n_rows):
@@ -239,7 +260,12 @@ def point_counts(metric, strata):
     """A rate's :class:`ConfusionCounts` per cell and per control level."""
     truth, pred = metric.indicators
     cells = confusion_counts(
-        truth, pred, strata.codes, n_groups=strata.n_cells, weights=metric.weights
+        truth,
+        pred,
+        strata.codes,
+        n_groups=strata.n_cells,
+        weights=metric.weights,
+        rows=strata.multiplicity,
     )
     return cells, cells.summed(strata.control, strata.n_control)
 
@@ -304,7 +330,9 @@ def bootstrap(metrics, samples, strata, n_resamples, rng):
         by_labels.setdefault(id(metrics[m].indicators[0]), []).append(m)
     for shared in by_labels.values():
         truth, pred = metrics[shared[0]].indicators
-        rows = confusion_counts(truth, pred, strata.codes, n_cells).rows
+        rows = confusion_counts(
+            truth, pred, strata.codes, n_cells, rows=strata.multiplicity
+        ).rows
         sizes = rows.sum(axis=1).astype(np.int64)
         draws = rng.multinomial(
             sizes, rows / sizes[:, None], size=(n_resamples, n_cells)
@@ -316,6 +344,9 @@ def bootstrap(metrics, samples, strata, n_resamples, rng):
     others = [m for m in range(n_metrics) if m not in multinomial]
     if not others:
         return by_cell, overall
+    if strata.multiplicity is not None:
+        names = [metrics[m].name for m in others]
+        raise ValueError(LAZY_RESAMPLE_ERROR.format(names=names))
     with warnings.catch_warnings():  # the point estimates have warned already
         warnings.simplefilter("ignore")
         for b in range(n_resamples):

@@ -96,7 +96,6 @@ _WHY = {
     "abpc": "its kernel density estimates need every score",
     "metric_confidence_interval": "its resampling intervals need every score",
     "disparity_test": "its permutation tests need every score",
-    "GroupMetricFrame": "its metrics (any callable) need every row",
 }
 
 
@@ -379,3 +378,76 @@ def frame_group_inputs(
         }
     arguments["sample_params"] = sample_params
     return arguments
+
+
+def is_lazy_frame(data):
+    """Whether ``data`` is a lazy frame (Dask included), not an eager one."""
+    frame = _frame(data)
+    return is_dask_collection(frame) or not _is_eager(frame)
+
+
+def lazy_group_inputs(
+    data, y_true, y_pred, sensitive_features, control_features, sample_params
+):
+    """:class:`~skfair.metrics.GroupMetricFrame`'s inputs from a lazy frame's engine.
+
+    One group-by in the engine (the engine's ``distinct_rows``) by the
+    control and sensitive columns and the two label columns; the inputs are
+    the columns of its distinct rows, ``"multiplicity"`` the number of
+    samples of each, and every ``sample_weight`` column of ``sample_params``
+    is replaced by the rows' sums of weights and squared weights (a
+    ``SummedWeights``).
+    """
+    check_column_names(
+        {"y_true": y_true, "y_pred": y_pred, "sensitive_features": sensitive_features}
+    )
+    check_column_names({"sensitive_features": control_features})
+
+    def names(value):
+        return [] if value is None else [value] if isinstance(value, str) else value
+
+    weights = []
+    if sample_params is not None:
+        for params in _sample_param_dicts(sample_params):
+            for value in params.values():
+                if value is not None:
+                    check_column_names({"sample_weight": value})
+                    weights.append(value)
+    grouping = list(names(control_features)) + list(names(sensitive_features))
+    table, multiplicity, summed = lazy_engine("distinct_rows")(
+        as_frame(data), y_true, y_pred, grouping=grouping, sample_weights=weights
+    )
+
+    def columns(value):
+        return None if value is None else table[value]
+
+    def replaced(params):
+        return {
+            key: None if value is None else summed[value]
+            for key, value in params.items()
+        }
+
+    if sample_params is not None:
+        single = all(not isinstance(v, dict) for v in sample_params.values())
+        sample_params = (
+            replaced(sample_params)
+            if single
+            else {key: replaced(value) for key, value in sample_params.items()}
+        )
+    return {
+        "y_true": table[y_true],
+        "y_pred": table[y_pred],
+        "sensitive_features": columns(sensitive_features),
+        "control_features": columns(control_features),
+        "sample_params": sample_params,
+        "multiplicity": multiplicity,
+    }
+
+
+def _sample_param_dicts(sample_params):
+    """The ``{parameter: value}`` dicts of ``sample_params`` (one, or per metric)."""
+    if not isinstance(sample_params, dict):
+        return []
+    if all(not isinstance(v, dict) for v in sample_params.values()):
+        return [sample_params]
+    return [v for v in sample_params.values() if isinstance(v, dict)]

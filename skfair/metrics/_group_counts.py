@@ -202,20 +202,52 @@ def weight_scale(largest):
     return float(np.ldexp(1.0, np.frexp(largest)[1] - 1))
 
 
-def confusion_counts(truth, pred, codes, n_groups, weights=None):
-    """The :class:`ConfusionCounts` of groups ``codes`` (-1: left out) in one pass."""
+@dataclass(frozen=True, eq=False)
+class SummedWeights:
+    """The weights of rows that each stand for several samples.
+
+    A lazy frame's distinct rows of (grouping columns, labels) reach the
+    client with the sums of their samples' weights and squared weights,
+    summed in the engine; :func:`confusion_counts` adds them up per cell.
+
+    Attributes
+    ----------
+    sums, squares : ndarray of shape (n_rows,)
+        Per row, the sum of its samples' weights and of their squares.
+    largest : float
+        The largest weight of any sample (the unit of :func:`weight_scale`).
+    """
+
+    sums: np.ndarray
+    squares: np.ndarray
+    largest: float
+
+
+def confusion_counts(truth, pred, codes, n_groups, weights=None, *, rows=None):
+    """The :class:`ConfusionCounts` of groups ``codes`` (-1: left out) in one pass.
+
+    ``weights`` is one weight per row, or a :class:`SummedWeights`; ``rows``
+    the number of samples each row stands for (None: one each).
+    """
     key = codes * 4 + truth * 2 + pred
+    summed = isinstance(weights, SummedWeights)
+    sums = weights.sums if summed else weights
+    squares = weights.squares if summed else None
     if (codes < 0).any():
         kept = codes >= 0
-        key, weights = key[kept], None if weights is None else weights[kept]
+        key, sums, squares, rows = (
+            None if a is None else a[kept] for a in (key, sums, squares, rows)
+        )
     size = 4 * n_groups
-    rows = np.bincount(key, minlength=size).reshape(n_groups, 4).astype(np.float64)
+    rows = np.bincount(key, weights=rows, minlength=size)
+    rows = rows.reshape(n_groups, 4).astype(np.float64)
     if weights is None:
         return ConfusionCounts(rows, None, rows)
-    unit = weight_scale(weights.max())
-    weights = weights / unit  # exact; sums of 1e308s must not overflow
-    weighted = np.bincount(key, weights=weights, minlength=size).reshape(n_groups, 4)
-    squared = np.bincount(key, weights=weights * weights, minlength=size)
+    unit = weight_scale(weights.largest if summed else weights.max())
+    sums = sums / unit  # exact; sums of 1e308s must not overflow
+    squares = sums * sums if squares is None else squares / (unit * unit)
+    weighted = np.bincount(key, weights=sums, minlength=size).reshape(n_groups, 4)
+    squared = np.bincount(key, weights=squares, minlength=size)
     return ConfusionCounts(weighted, squared.reshape(n_groups, 4), rows, unit)
 
 

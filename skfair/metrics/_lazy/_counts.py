@@ -20,7 +20,9 @@ from dataclasses import dataclass
 
 import narwhals.stable.v2 as nw
 import numpy as np
+import pandas as pd
 
+from ...utils._group_encoding import MAX_NUMERIC_GROUPS, check_continuous
 from ...utils._groups import user_stacklevel
 from ...utils._validation import check_hard_labels
 from .._dask._groups import per_group
@@ -28,6 +30,7 @@ from .._dask._inputs import LABEL_COLUMNS
 from .._group_counts import (
     RATE_METRICS,
     ConfusionCounts,
+    SummedWeights,
     warn_undefined,
     weight_scale,
 )
@@ -308,3 +311,79 @@ def _summary(g, shift, threshold):
     if threshold is None:
         return GroupSummary(n, n_eff, m + shift, se2)
     return GroupSummary(n, n_eff, m + shift, se2, g["wa"] / total, g["a"])
+
+
+def distinct_rows(data, y_true, y_pred, *, grouping, sample_weights=()):
+    """The distinct rows of (``grouping`` columns, ``y_true``, ``y_pred``), with sums.
+
+    What :class:`~skfair.metrics.GroupMetricFrame` needs of a lazy frame for
+    the metrics of the confusion counts: one group-by in the engine, after
+    the checking pass (missing columns, nulls and NaN, negative weights),
+    once per weight column. Returns ``(table, count, summed)``: the distinct
+    rows (a pandas DataFrame, grouping columns as the in-memory resolver
+    would read them, see :func:`_as_groups`), the number of samples of each,
+    and per weight column its :class:`SummedWeights` on those rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from skfair.metrics._lazy._counts import distinct_rows
+    >>> lf = pl.LazyFrame({"y": [0, 1, 1, 1], "p": [1, 1, 1, 1], "g": [0, 0, 0, 1],
+    ...                    "w": [1.0, 2.0, 3.0, 4.0]})
+    >>> table, count, summed = distinct_rows(lf, "y", "p", grouping=["g"],
+    ...                                      sample_weights=["w"])
+    >>> table.values.tolist(), count.tolist(), summed["w"].sums.tolist()
+    ([[0, 0, 1], [0, 1, 1], [1, 1, 1]], [1.0, 2.0, 1.0], [1.0, 5.0, 4.0])
+    """
+    weights = list(dict.fromkeys(sample_weights))
+    labels = {"y_true": y_true, "y_pred": y_pred}
+    largest = []
+    for weight in weights or [None]:
+        columns = LazyColumns(data, None, grouping, weight, labels=labels)
+        largest.append(columns.checked().weight_max)
+    sums = {}
+    for j, weight in enumerate(weights):
+        sums[f"w{j}"], sums[f"q{j}"] = nw.col(weight), nw.col(weight) ** 2
+    table, values = per_row(columns, sums)
+    order = table.sort_values(list(table.columns), kind="stable").index.to_numpy()
+    table = table.iloc[order].reset_index(drop=True)
+    values = {key: value[order] for key, value in values.items()}
+    count = values["__count"]
+    summed = {
+        weight: SummedWeights(values[f"w{j}"], values[f"q{j}"], largest[j])
+        for j, weight in enumerate(weights)
+    }
+    return _as_groups(table, grouping, count), count, summed
+
+
+def _as_groups(table, grouping, count):
+    """The grouping columns made categorical where the resolver would count rows.
+
+    The in-memory resolver refuses a column that looks continuous by its
+    numbers of samples (a non-numeric column: their mean per group; more than
+    50 numeric values: each group's); on distinct rows it would count rows,
+    so the rule is applied here on the samples, and such columns go on as
+    categoricals (sorted: the in-memory labels' order), taken as they are.
+    """
+    table = table.copy()
+    n_samples = int(count.sum())
+    for name in dict.fromkeys(grouping):
+        values = table[name]
+        kind = values.dtype.kind
+        if isinstance(values.dtype, pd.CategoricalDtype) or kind == "b":
+            continue
+        numeric = kind in "iuf"
+        codes, labels = pd.factorize(values, sort=True)
+        if numeric and len(labels) <= MAX_NUMERIC_GROUPS:
+            continue
+        sizes = np.bincount(codes, weights=count).astype(np.int64)
+        check_continuous(
+            name,
+            kind if numeric else "O",
+            len(labels),
+            n_samples,
+            sizes=sizes if numeric else None,
+            labels=list(labels) if numeric else None,
+        )
+        table[name] = values.astype("category")
+    return table
