@@ -11,6 +11,7 @@ from ._dask import dask_dispatch
 from ._dist_inputs import ScoreData, aggregate_pairs
 from ._frame_arg import frame_dispatch
 from ._kernels import (
+    all_pair_areas,
     binned_kde,
     check_bw_method,
     direct_kde,
@@ -19,6 +20,8 @@ from ._kernels import (
     kde_grid,
     pair_codes,
     pair_gap,
+    pairs_l1,
+    worst_pair_l1,
 )
 
 THRESHOLD_ERROR = "threshold must be None or a finite real number; got {value!r}."
@@ -36,6 +39,10 @@ ABPC_DOMAIN_REASON = "ABPC, whose densities are integrated over it"
 # method="auto" in abpc evaluates the KDE directly while n_samples * n_points
 # stays below this (a few milliseconds), and by binned FFT convolution above.
 _DIRECT_KDE_WORK = 2_000_000
+# abcc evaluates pair by pair up to this many pairs (every number as before
+# the vectorised kernels, to the last bit: 30 groups), all pairs at once
+# above (the same areas summed in another order: about 1e-16 relative).
+_LOOP_PAIRS = 435
 
 
 def check_n_points(n_points, what):
@@ -280,6 +287,11 @@ def abcc(
     grid = np.linspace(0, 1, n_points) if method == "grid" else None
 
     def areas(prepared):
+        n_groups = prepared.grouping.n_groups
+        if grid is None and n_groups * (n_groups - 1) // 2 > _LOOP_PAIRS:
+            many = all_pair_areas(prepared.sorted, worst_only=agg == "max")
+            if many is not None:
+                return many
         values = []
         for a, b in pairs_of(prepared.grouping):
             pair = pair_gap(prepared.sorted, a, b)
@@ -424,7 +436,9 @@ def abpc(
             kde = direct_kde if use_direct else binned_kde
             densities.append(kde(x, w, bandwidth, grid))
         a, b = pair_codes(grouping.n_groups)
-        return _pairs_l1(np.stack(densities), a, b, grid)
+        if agg == "max":  # only the pairs that may be the worst
+            return [worst_pair_l1(np.stack(densities), a, b, grid)]
+        return pairs_l1(np.stack(densities), a, b, grid)
 
     inputs = ScoreData(
         y_true, y_score, sensitive_features, sample_weight, combine, given, pos_label
@@ -441,25 +455,6 @@ def abpc(
         sort=False,
         domain=domain,
     )
-
-
-# density cells (pairs x grid points) of one vectorised block of pairs
-_PAIR_BLOCK_CELLS = 1 << 21
-
-
-def _pairs_l1(densities, a, b, grid):
-    """The trapezoid integral of ``|f_a - f_b|`` of every pair, block by block.
-
-    Row by row the same sums as one ``np.trapezoid`` per pair (a reduction
-    along a contiguous last axis), without a Python loop over the pairs.
-    """
-    step = max(1, _PAIR_BLOCK_CELLS // max(grid.shape[0], 1))
-    out = np.empty(a.shape[0])
-    for start in range(0, a.shape[0], step):
-        block = slice(start, start + step)
-        gaps = np.abs(densities[a[block]] - densities[b[block]])
-        out[block] = np.trapezoid(gaps, grid, axis=1)
-    return out.tolist()
 
 
 def _area_between(pair, slab=1 << 16):

@@ -9,18 +9,28 @@ dense formulas) on each pair's row.
 import numpy as np
 import pytest
 
-from skfair.metrics import mcdp, mcdp_curve, mcdp_details
+from skfair.metrics import abcc, mcdp, mcdp_curve, mcdp_details
 from skfair.metrics._base import aggregate
 from skfair.metrics._kernels import (
     PairGap,
+    all_pair_areas,
     group_steps,
     mcdp_pair_exact,
+    pair_codes,
     pair_gap,
+    pair_l1_bounds,
+    pair_l1_values,
+    pairs_abcc,
+    pairs_l1,
     pairs_mcdp,
     sort_scores,
     window_plan,
+    worst_abcc,
+    worst_mcdp,
+    worst_pair_l1,
 )
 from skfair.metrics._kernels._allpairs import (
+    _COARSE_MIN_PAIRS,
     cell_bounds,
     grid_bounds,
     max_over_pairs,
@@ -201,3 +211,107 @@ def test_swept_worst_mcdp0_equals_every_pair_to_the_last_bit(seed, n_groups, wei
         every = pairs_max_gap(one, a, b).max()
         assert swept_max_gap(one, a) == every
     assert swept_max_gap(steps, a[:-1]) is None  # not every pair: no sweep
+
+
+def _steps_of(scores, groups, weights):
+    spec = metric_spec("abcc", None)
+    _, resampler = shared_sort(
+        (None, scores, groups, weights, "intersection"), [spec], 1
+    )
+    base = np.ones(resampler.n) if weights is None else resampler.w_sorted
+    codes = resampler.cell_to_group[0][resampler.cell_sorted]
+    n_groups = resampler.groupings[0].n_groups
+    n = resampler.padded.shape[0]
+    steps = group_steps(resampler.point_of, codes, n_groups, n, base, integral=False)
+    return steps, resampler.padded, n_groups
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("epsilon", [0.0, 0.05])
+def test_coarse_first_cut_keeps_the_worst_pair_to_the_last_bit(seed, weighted, epsilon):
+    """Over 4,096 pairs a 16-cell bound first sets most pairs aside (issue 40)."""
+    n_groups = 120  # 7,140 pairs: the first cut runs
+    scores, groups, weights = _data(
+        seed, n_groups, n=20 * n_groups, weighted=weighted, ties=seed % 2 == 0
+    )
+    steps, padded, n_groups = _steps_of(scores, groups, weights)
+    a, b = np.triu_indices(n_groups, 1)
+    assert a.shape[0] > _COARSE_MIN_PAIRS
+    areas = pairs_abcc(steps, a, b, padded)
+    assert worst_abcc(steps, a, b, padded) == areas.max()
+    for n_cells in (16, 256):  # the bounds the cut and the search rely on
+        area = cell_bounds(steps, a, b, padded, n_cells=n_cells)[1]
+        assert (area >= areas).all()
+    if epsilon == 0.0:
+        every = pairs_max_gap(steps, a, b)
+        assert (cell_bounds(steps, a, b, padded, n_cells=16)[0] >= every).all()
+        # not every pair (no sweep): the bounds and the first cut
+        found = worst_mcdp(steps, a[1:], b[1:], padded, 0.0, None)
+        assert found == every[1:].max()
+    else:
+        plan = window_plan(padded, epsilon, "exact")
+        every = pairs_mcdp(steps, a, b, plan)
+        assert worst_mcdp(steps, a, b, padded, epsilon, plan) == every.max()
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("weighted", [False, True])
+def test_public_abcc_of_many_groups_equals_every_pair(seed, weighted):
+    """Over 435 pairs abcc runs the vectorised kernels: the per-pair values."""
+    n_groups = 45
+    scores, groups, weights = _data(
+        seed, n_groups, n=15 * n_groups, weighted=weighted, ties=seed != 1
+    )
+    labels, codes = np.unique(groups, return_inverse=True)
+    ordered = sort_scores(scores, codes, labels.shape[0], weights)
+    per_pair = []
+    for a, b in zip(*np.triu_indices(labels.shape[0], 1)):
+        gap = pair_gap(ordered, a, b)
+        width = np.diff(gap.points)
+        per_pair.append(float(np.abs(gap.numerator[:-1]) @ width) / gap.scale)
+    kwargs = {
+        "sensitive_features": groups,
+        "sample_weight": weights,
+        "min_group_size": 1,
+    }
+    for agg, expected in (("max", max(per_pair)), ("mean", np.mean(per_pair))):
+        value = abcc(None, scores, agg=agg, **kwargs)
+        assert value == pytest.approx(expected, rel=1e-13, abs=1e-15)
+    assert abcc(None, scores, **kwargs) == all_pair_areas(ordered, True)[0]
+    if weighted:  # a group without weight: refused, as on the per-pair path
+        zero = np.where(groups == groups[0], 0.0, weights)
+        with pytest.raises(ValueError, match="total sample weight of 0"):
+            abcc(None, scores, **{**kwargs, "sample_weight": zero})
+
+
+def _densities(seed, n_groups, n_points=501):
+    rng = np.random.default_rng(seed)
+    grid = np.linspace(0.0, 1.0, n_points)
+    centres = rng.uniform(0.2, 0.8, n_groups)[:, None]
+    widths = rng.uniform(0.05, 0.3, n_groups)[:, None]
+    dens = np.exp(-0.5 * ((grid - centres) / widths) ** 2)
+    dens += rng.uniform(0, 0.05, dens.shape)  # not smooth: loose bounds
+    return dens / np.trapezoid(dens, grid, axis=1)[:, None], grid
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("n_groups", [5, 30, 150])
+def test_pair_l1_pruning_is_exact(seed, n_groups):
+    """ABPC's worst pair and interval ends, evaluating few pairs (issue 40)."""
+    dens, grid = _densities(seed, n_groups)
+    a, b = pair_codes(n_groups)
+    every = pairs_l1(dens, a, b, grid)
+    for k in range(a.shape[0]):  # one np.trapezoid per pair, bit for bit
+        if k % 97 == 0:
+            assert every[k] == np.trapezoid(np.abs(dens[a[k]] - dens[b[k]]), grid)
+    lower, upper = pair_l1_bounds(dens, grid, a, b)
+    assert (lower <= every).all() and (every <= upper).all()
+    assert worst_pair_l1(dens, a, b, grid) == every.max()
+    rng = np.random.default_rng(seed)
+    half = rng.uniform(0, 0.3, a.shape[0])
+    half[rng.random(a.shape[0]) < 0.01] = np.inf  # a one-sample group's pairs
+    values = pair_l1_values(dens, a, b, grid, [half, -half])
+    assert (values <= every).all() and (values >= 0).all()
+    for offset in (half, -half):
+        assert np.max(values + offset) == np.max(every + offset)

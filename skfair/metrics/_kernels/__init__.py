@@ -62,6 +62,7 @@ in the public functions.
 
 from ._allpairs import (
     AllPairs,
+    all_pair_areas,
     group_steps,
     padded_points,
     pairs_abcc,
@@ -99,6 +100,7 @@ from ._kde import (
     unit_weights,
 )
 from ._nearest import ALGORITHM_ERROR, nearest_other_group
+from ._pair_l1 import pair_l1_bounds, pair_l1_values, pairs_l1, worst_pair_l1
 from ._projections import projected_other_group_distances
 from ._windows import (
     approx_probes,
@@ -121,6 +123,7 @@ __all__ = [
     "DegenerateGroupError",
     "PairGap",
     "SortedScores",
+    "all_pair_areas",
     "approx_probes",
     "binned_kde",
     "check_bw_method",
@@ -143,7 +146,10 @@ __all__ = [
     "padded_points",
     "pair_codes",
     "pair_gap",
+    "pair_l1_bounds",
+    "pair_l1_values",
     "pairs_abcc",
+    "pairs_l1",
     "pairs_max_gap",
     "pairs_mcdp",
     "projected_other_group_distances",
@@ -155,4 +161,5 @@ __all__ = [
     "window_plan",
     "worst_abcc",
     "worst_mcdp",
+    "worst_pair_l1",
 ]

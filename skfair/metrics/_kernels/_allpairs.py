@@ -44,8 +44,13 @@ from ._windows import left_window, window_ends
 
 # Points of merged supports (summed over the pairs of one batch) per batch.
 _CHUNK = 1 << 21
-# Cells of the coarse partition behind the MCDP(0) and ABCC bounds.
+# Cells of the coarse partition behind the MCDP(0) and ABCC bounds, and of
+# the first cut that many pairs take (the pairs evaluated after it, and the
+# fewest pairs it is made for).
 _N_CELLS = 256
+_COARSE_CELLS = 16
+_FIRST_PAIRS = 256
+_COARSE_MIN_PAIRS = 4096
 # Grid points per ε of the MCDP(ε) bound, and the most grid points used.
 _GRID_PER_EPSILON = 8
 _MAX_GRID = 4096
@@ -416,20 +421,20 @@ def _pair_rows(steps, a, b, rows):
     return np.abs(rows[a] - rows[b])
 
 
-def cell_bounds(steps, a, b, padded):
+def cell_bounds(steps, a, b, padded, n_cells=_N_CELLS):
     """Upper bounds of MCDP(0) and ABCC of pairs, from a coarse partition.
 
-    On a cell of points ``[c_i, c_{i+1})`` each CDF lies between its values
-    at ``c_i`` and ``c_{i+1} - 1``; the gap's magnitude there is at most
-    ``u_i = max(hi_a - lo_b, hi_b - lo_a)``, computed in the arithmetic of
-    the gap itself (so the bound holds for the computed gaps). Kept in
-    ``steps.cache`` for the pairs of ``steps``.
+    On a cell of points ``[c_i, c_{i+1})`` (``n_cells`` of them) each CDF
+    lies between its values at ``c_i`` and ``c_{i+1} - 1``; the gap's
+    magnitude there is at most ``u_i = max(hi_a - lo_b, hi_b - lo_a)``,
+    computed in the arithmetic of the gap itself (so the bound holds for the
+    computed gaps). Kept in ``steps.cache`` for the pairs of ``steps``.
     """
-    key = ("cells", a.tobytes(), b.tobytes())
+    key = ("cells", n_cells, a.tobytes(), b.tobytes())
     if key in steps.cache:
         return steps.cache[key]
     m = padded.shape[0]
-    cuts = np.unique(np.linspace(0, m, min(_N_CELLS, m) + 1).astype(np.int64))
+    cuts = np.unique(np.linspace(0, m, min(n_cells, m) + 1).astype(np.int64))
     width = padded[np.minimum(cuts[1:], m - 1)] - padded[cuts[:-1]]
     lo, hi = _group_rows(steps, cuts[:-1]), _group_rows(steps, cuts[1:] - 1)
     top, area = np.empty(a.shape[0]), np.empty(a.shape[0])
@@ -590,26 +595,54 @@ class AllPairs:
         )
 
 
+def _coarse_filter(steps, a, b, padded, evaluate, which):
+    """``(best, a, b)``: a first best value and the pairs that may beat it.
+
+    With many pairs, every pair is first bounded on ``_COARSE_CELLS`` cells
+    (:func:`cell_bounds`; ``which``: 0 for the MCDP(0) bound, 1 for ABCC's),
+    the ``_FIRST_PAIRS`` of highest bound are evaluated (``evaluate(a, b)``)
+    and only the pairs whose bound exceeds the best of them are kept: a
+    sixteenth of the finer bounds' cost on the pairs that cannot be the
+    worst. ``best`` is -inf (every pair kept) with few pairs.
+    """
+    if a.shape[0] <= _COARSE_MIN_PAIRS:
+        return -np.inf, a, b
+    bound = cell_bounds(steps, a, b, padded, n_cells=_COARSE_CELLS)[which]
+    first = np.argpartition(-bound, _FIRST_PAIRS)[:_FIRST_PAIRS]
+    best = float(np.max(evaluate(a[first], b[first])))
+    keep = bound > best
+    return best, a[keep], b[keep]
+
+
 def worst_mcdp(steps, a, b, padded, epsilon, plan, domain=(0.0, 1.0)):
     """Exact MCDP(ε) of the worst of the pairs ``(a, b)``, evaluating few pairs.
 
     Pairs are evaluated on their merged supports in decreasing order of an
     upper bound (:func:`max_over_pairs`; :func:`cell_bounds`, and for ε > 0
-    :func:`grid_bounds` too); ``plan`` is :func:`window_plan` of ``padded``
-    (None for ε = 0) and ``domain`` the ``(lo, hi)`` of the windows. The
-    maximum is the one over every pair.
+    :func:`grid_bounds` too), after a coarse first cut (:func:`_coarse_filter`);
+    ``plan`` is :func:`window_plan` of ``padded`` (None for ε = 0) and
+    ``domain`` the ``(lo, hi)`` of the windows. The maximum is the one over
+    every pair.
     """
     if epsilon == 0.0:
         swept = swept_max_gap(steps, a)
         if swept is not None:
             return swept
+
+    def evaluate(pa, pb):
+        if epsilon == 0.0:
+            return pairs_max_gap(steps, pa, pb)
+        return pairs_mcdp(steps, pa, pb, plan)
+
+    best, a, b = _coarse_filter(steps, a, b, padded, evaluate, 0)
     top = cell_bounds(steps, a, b, padded)[0]
     sizes = support_sizes(steps, a, b)
-    if epsilon == 0.0:
-        return max_over_pairs(top, lambda i: pairs_max_gap(steps, a[i], b[i]), sizes)
-    grid = grid_bounds(steps, a, b, padded, epsilon, domain)
-    bound = top if grid is None else np.minimum(top, grid)
-    return max_over_pairs(bound, lambda i: pairs_mcdp(steps, a[i], b[i], plan), sizes)
+    bound = top
+    if epsilon > 0.0:
+        grid = grid_bounds(steps, a, b, padded, epsilon, domain)
+        bound = top if grid is None else np.minimum(top, grid)
+    rest = max_over_pairs(bound, lambda i: evaluate(a[i], b[i]), sizes)
+    return max(best, rest)
 
 
 def swept_max_gap(steps, a=None):
@@ -667,6 +700,48 @@ def swept_max_gap(steps, a=None):
 
 def worst_abcc(steps, a, b, padded):
     """Exact ABCC of the worst of the pairs ``(a, b)``, as :func:`worst_mcdp`."""
+
+    def evaluate(pa, pb):
+        return pairs_abcc(steps, pa, pb, padded)
+
+    best, a, b = _coarse_filter(steps, a, b, padded, evaluate, 1)
     area = cell_bounds(steps, a, b, padded)[1]
     sizes = support_sizes(steps, a, b)
-    return max_over_pairs(area, lambda i: pairs_abcc(steps, a[i], b[i], padded), sizes)
+    rest = max_over_pairs(area, lambda i: evaluate(a[i], b[i]), sizes)
+    return max(best, rest)
+
+
+def all_pair_areas(sorted_scores, worst_only=False):
+    """ABCC of every pair of groups of :class:`~._ecdf.SortedScores`, vectorised.
+
+    The public :func:`~skfair.metrics.abcc` with many groups: the groups'
+    steps from the one sort, every pair's area on its merged support
+    (:func:`pairs_abcc`), or with ``worst_only`` only the largest
+    (:func:`worst_abcc`, as a one-element list). The CDFs are ``cum /
+    total`` (weights or ones), the gaps their differences: the pair-by-pair
+    path's values up to the order of summation (about 1e-16 relative).
+    None when a group has no weight (its CDF is undefined: the pair-by-pair
+    path says so) or with two groups (one pair, sorted with its gap).
+    """
+    if sorted_scores.gap is not None:
+        return None
+    values, codes, weights = (
+        sorted_scores.values,
+        sorted_scores.codes,
+        sorted_scores.weights,
+    )
+    n_groups = sorted_scores.n_groups
+    integral = weights is None
+    if weights is None:
+        weights = np.ones(values.shape[0])
+    totals = np.bincount(codes, weights=weights, minlength=n_groups)
+    if not (totals > 0).all():
+        return None
+    padded, point_of, _ = padded_points(values)
+    steps = group_steps(
+        point_of, codes, n_groups, padded.shape[0], weights, integral=integral
+    )
+    a, b = pair_codes(n_groups)
+    if worst_only:
+        return [worst_abcc(steps, a, b, padded)]
+    return pairs_abcc(steps, a, b, padded)

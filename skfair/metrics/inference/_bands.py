@@ -34,7 +34,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels import kde_bandwidth, kde_plan, kde_rows, pair_codes
+from .._kernels import (
+    kde_bandwidth,
+    kde_plan,
+    kde_rows,
+    pair_codes,
+    pair_l1_values,
+    pairs_l1,
+)
 from ._dense import abpc_grid
 from ._specs import band_norm
 from ._threads import map_chunks
@@ -187,23 +194,26 @@ class BandData:
         map_chunks(fill, len(members), work=w_rows.shape[0] * norm[2])
         return out
 
-    def kde_pair_values(self, norm):
+    def kde_pair_values(self, norm, half=None):
         """ABPC of every pair of every grouping, from the data's KDEs.
 
         Pairs in blocks of ``_PAIR_BLOCK`` gaps: memory independent of the
         number of pairs (all at once held ~130 KB per pair at 5000 points).
+        With ``half`` (per grouping, every pair's half-width) a pair is
+        exact only where it may give the largest ``value - half`` or ``value
+        + half``, and a lower bound of its value elsewhere
+        (:func:`~skfair.metrics._kernels.pair_l1_values`): the ends of the
+        interval of ``agg="max"`` are those of every pair exact.
         """
         out = []
-        for grouping in self.groupings:
+        for k, grouping in enumerate(self.groupings):
             _, dens, grid = grouping["kde"][norm]
             a, b = pair_codes(len(grouping["members"]))
-            values = np.empty(a.shape[0])
-            step = max(1, _PAIR_BLOCK // max(grid.shape[0], 1))
-            for lo in range(0, a.shape[0], step):
-                pa, pb = a[lo : lo + step], b[lo : lo + step]
-                gaps = np.abs(dens[pa] - dens[pb])
-                values[lo : lo + step] = np.trapezoid(gaps, grid, axis=-1)
-            out.append(values)
+            if half is None:
+                out.append(pairs_l1(dens, a, b, grid))
+            else:
+                ends = [half[k], -half[k]]
+                out.append(pair_l1_values(dens, a, b, grid, ends))
         return out
 
     def scales(self, norm):

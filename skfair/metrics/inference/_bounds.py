@@ -32,10 +32,17 @@ def group_summaries(shared, threshold):
     ]
 
 
-def _band_pair_values(shared, band, spec):
-    """Per grouping, the metric of every pair (MCDP exact, also for 'approx')."""
+def _band_pair_values(shared, band, spec, half):
+    """Per grouping, the metric of every pair (MCDP exact, also for 'approx').
+
+    ABPC with ``agg="max"``: exact only where a pair may give the largest
+    ``value - half`` or ``value + half`` (``half``: the pairs' half-widths),
+    a lower bound elsewhere (see
+    :func:`~skfair.metrics._kernels.pair_l1_values`).
+    """
     if spec.metric == "abpc":
-        return band.kde_pair_values(band_norm(spec))
+        ends = half if spec.options.get("agg", "max") == "max" else None
+        return band.kde_pair_values(band_norm(spec), ends)
     if spec.metric == "mcdp" and spec.options.get("method") == "approx":
         drop = ("method", "sampling_frequency")
         spec = MetricSpec(
@@ -73,8 +80,8 @@ def interval_bounds(shared, specs, methods, confidence_level, band=None, maxima=
         if method == "band":
             norm = band_norm(spec)
             critical = critical_value(maxima[band.norms.index(norm)], confidence_level)
-            values = _band_pair_values(shared, band, spec)
             half = band.pair_halfwidths(norm, critical)
+            values = _band_pair_values(shared, band, spec, half)
             low = [np.maximum(v - h, 0.0) for v, h in zip(values, half)]  # pairs >= 0
             high = [v + h for v, h in zip(values, half)]
         else:

@@ -33,13 +33,14 @@ from .._kernels import (
     kde_grid,
     linear_bins,
     pair_codes,
+    pairs_l1,
+    worst_pair_l1,
 )
 
 #: Largest dense CDF table (groups x distinct scores) of :func:`cdf_table`.
 DENSE_CELLS = 1 << 23
 # Cells of the coarse partitions behind the bounds.
 _N_CELLS = 1024
-_N_KDE_CELLS = 64
 # Elements of one block of pairs (pairs x points).
 _BLOCK = 1 << 21
 # Relative and absolute slack of the bounds of sums (summation order).
@@ -147,7 +148,6 @@ def abpc_statistic(scores, codes, weights, n_groups, options):
     :class:`~skfair.metrics._kernels.DegenerateGroupError` for a group
     without spread.
     """
-    n_points = int(options.get("n_points", 5000))
     small = codes.astype(np.int16) if n_groups < 1 << 15 else codes
     order = np.argsort(small, kind="stable")  # a radix sort for int16
     starts = np.searchsorted(small[order], np.arange(n_groups + 1))
@@ -173,13 +173,8 @@ def abpc_statistic(scores, codes, weights, n_groups, options):
         densities = _binned_kdes(scores, weights, groups, bandwidths, grid)
     a, b = pair_codes(n_groups)
     if options.get("agg", "max") == "mean":
-        return float(np.mean(_pairs_l1(densities, a, b, grid)))
-    bounds = _kde_bounds(densities, grid, a, b)
-    return _worst(
-        bounds,
-        lambda i: _pairs_l1(densities, a[i], b[i], grid),
-        max(1, _BLOCK // n_points),
-    )
+        return float(np.mean(pairs_l1(densities, a, b, grid)))
+    return worst_pair_l1(densities, a, b, grid)
 
 
 def abpc_grid(scores, codes, weights, bandwidths, options):
@@ -252,41 +247,3 @@ def _binned_batch(scores, weights, groups, bandwidths, refine, grid):
     smooth = sp_fft.irfft(spectrum, length, axis=1)[:, :n_fine:refine]
     density = smooth / (h[:, None] * np.sqrt(2.0 * np.pi))
     return np.maximum(density, 0.0)
-
-
-def _pairs_l1(densities, a, b, grid):
-    """``np.trapezoid(|f_a - f_b|, grid)`` of pairs, block by block."""
-    step = max(1, _BLOCK // grid.shape[0])
-    out = np.empty(a.shape[0])
-    for start in range(0, a.shape[0], step):
-        block = slice(start, start + step)
-        gaps = np.abs(densities[a[block]] - densities[b[block]])
-        out[block] = np.trapezoid(gaps, grid, axis=1)
-    return out
-
-
-def _kde_bounds(densities, grid, a, b):
-    """Upper bounds of the pairs' trapezoid L1, by a projection on coarse cells.
-
-    The trapezoid rule is a weighted L1 norm ``sum_i t_i |d_i|``; with ``P``
-    the weighted average on each cell, ``|f_a - f_b| <= |P f_a - P f_b| +
-    |f_a - P f_a| + |f_b - P f_b|`` (triangle inequality), and ``|P f_a - P
-    f_b| = sum_c |S_a,c - S_b,c|`` with ``S`` the cells' weighted sums.
-    """
-    dx = np.diff(grid)
-    t = np.zeros(grid.shape[0])
-    t[:-1] += dx / 2.0
-    t[1:] += dx / 2.0
-    cuts = np.unique(np.linspace(0, grid.shape[0], _N_KDE_CELLS + 1).astype(np.intp))
-    sums = np.add.reduceat(densities * t, cuts[:-1], axis=1)
-    totals = np.add.reduceat(t, cuts[:-1])
-    cell_of = np.repeat(np.arange(cuts.shape[0] - 1), np.diff(cuts))
-    means = sums / totals
-    residual = (np.abs(densities - means[:, cell_of]) * t).sum(axis=1)
-    out = np.empty(a.shape[0])
-    step = max(1, _BLOCK // sums.shape[1])
-    for start in range(0, a.shape[0], step):
-        pa, pb = a[start : start + step], b[start : start + step]
-        coarse = np.abs(sums[pa] - sums[pb]).sum(axis=1)
-        out[start : start + step] = coarse + residual[pa] + residual[pb]
-    return out * (1.0 + _SUM_SLACK) + _SUM_SLACK
