@@ -38,8 +38,12 @@ RESAMPLING_COST_ERROR = (
     "{n_permutations} permutations; the audit starts at most "
     "{limit:.0f} minutes of resampling). Compare fewer groups with "
     "min_group_size=K (the groups of fewer than K samples are left out{hint}), "
-    "or pass fewer resamples: n_resamples={hint_r} and n_permutations={hint_r} "
-    "fit."
+    "{resamples}"
+)
+FEWER_RESAMPLES = "or pass fewer resamples: n_resamples={k} and n_permutations={k} fit."
+NO_RESAMPLES_FIT = (
+    "or a coarser grouping: even one resample and one permutation would take "
+    "about {estimate}, most of it evaluating every pair of groups once."
 )
 
 
@@ -121,7 +125,11 @@ def check_resampling_cost(compared, n_samples, resampling):
             hint=""
             if hint is None
             else f"; min_group_size={hint[0]} keeps {hint[1]:,} groups",
-            hint_r=fits[-1] if fits else 1,
+            resamples=FEWER_RESAMPLES.format(k=fits[-1])
+            if fits
+            else NO_RESAMPLES_FIT.format(
+                estimate=_duration(resampling_estimate(n_samples, counts, 1, 1))
+            ),
         )
     )
 

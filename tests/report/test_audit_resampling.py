@@ -121,3 +121,16 @@ def test_command_line_counter_lines_off_a_terminal(monkeypatch):
         "skfair audit: intervals and tests: 20/40 resamples and permutations ("
     )
     assert lines[2:] == ["skfair audit: trade-off"]
+
+
+def test_refusal_never_names_resamples_that_do_not_fit():
+    """10,000 groups of 20: no resampling fits; the message says so (issue 40)."""
+    groups = np.repeat([f"g{k:05d}" for k in range(10_000)], 20)
+    y_score = np.random.default_rng(1).random(groups.size)
+    with pytest.raises(ValueError, match="even one resample") as error:
+        audit(None, y_score, sensitive_features=groups, min_group_size=1)
+    message = str(error.value)
+    assert "n_resamples=1 " not in message and "49,995,000 pairs" in message
+    assert resampling_estimate(groups.size, 10_000, 1, 1) > MAX_RESAMPLING_SECONDS
+    # min_group_size=21 would leave no two groups: no such hint either
+    assert "keeps" not in message

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._base import aggregate, pairs_of
+from .._base import aggregate
+from .._kernels import pair_codes
 from ._bands import critical_value
 from ._intervals import aggregate_bounds, delta_dp_pair_bounds, summarise_groups
 from ._specs import MetricSpec, band_norm, metric_upper
@@ -117,9 +118,11 @@ def dkw_bounds(shared, specs, confidence_level):
         lo_g, hi_g = [], []
         for grouping, values in zip(shared.groupings, per_grouping):
             t = dkw_halfwidth(grouping.counts(), alpha / n_groups_total)
-            slack = [t[a] + t[b] for a, b in pairs_of(grouping)]
-            lo_g.append([v - s for v, s in zip(values, slack)])
-            hi_g.append([v + s for v, s in zip(values, slack)])
+            a, b = pair_codes(grouping.n_groups)
+            slack = t[a] + t[b]
+            values = np.asarray(values, dtype=np.float64)
+            lo_g.append(values - slack)
+            hi_g.append(values + slack)
         lows.append(max(0.0, aggregate(lo_g, agg)))
         highs.append(min(1.0, aggregate(hi_g, agg)))
     return np.array(lows), np.array(highs)

@@ -43,6 +43,10 @@ DENSE_CELLS = 1 << 23
 _N_CELLS = 1024
 # Elements of one block of pairs (pairs x points).
 _BLOCK = 1 << 21
+# Fine-grid cells (groups x points) of one batch of binned KDEs: the FFTs of
+# a batch hold a few arrays of twice this size (1,000 groups at once held
+# about 400 MB); each row's transform is its own, whatever the batch.
+_FFT_BATCH_CELLS = 1 << 20
 # Relative and absolute slack of the bounds of sums (summation order).
 _SUM_SLACK = 1e-9
 
@@ -212,9 +216,12 @@ def _binned_kdes(scores, weights, groups, bandwidths, grid):
         else:
             fine.setdefault(refine, []).append(g)
     for refine, members in fine.items():
-        batch = [groups[g] for g in members]
-        h = [bandwidths[g] for g in members]
-        out[members] = _binned_batch(scores, weights, batch, h, refine, grid)
+        per_batch = max(1, _FFT_BATCH_CELLS // (n_points * refine))
+        for lo in range(0, len(members), per_batch):  # memory: a block of rows
+            part = members[lo : lo + per_batch]
+            batch = [groups[g] for g in part]
+            h = [bandwidths[g] for g in part]
+            out[part] = _binned_batch(scores, weights, batch, h, refine, grid)
     return out
 
 

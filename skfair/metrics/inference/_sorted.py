@@ -123,7 +123,7 @@ class SharedSort:
             a, b = pair_codes(grouping.n_groups)
             for j, spec in enumerate(specs):
                 values = self._pairs(spec, steps, a, b, codes, w_pos)
-                out[j].append([float(v) for v in values])
+                out[j].append(np.asarray(values, dtype=np.float64))
         return out
 
     def observed_pairs(self, specs):
