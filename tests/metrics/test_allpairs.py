@@ -13,6 +13,7 @@ from skfair.metrics import abcc, mcdp, mcdp_curve, mcdp_details
 from skfair.metrics._base import aggregate
 from skfair.metrics._kernels import (
     PairGap,
+    _pivots,
     all_pair_areas,
     group_steps,
     mcdp_pair_exact,
@@ -38,6 +39,7 @@ from skfair.metrics._kernels._allpairs import (
     support_sizes,
     swept_max_gap,
 )
+from skfair.metrics._kernels._pivots import pivot_row
 from skfair.metrics.inference import metric_spec, shared_sort
 
 EPSILONS = (0.0, 0.05, 0.3)
@@ -229,8 +231,11 @@ def _steps_of(scores, groups, weights):
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("epsilon", [0.0, 0.05])
-def test_coarse_first_cut_keeps_the_worst_pair_to_the_last_bit(seed, weighted, epsilon):
+def test_coarse_first_cut_keeps_the_worst_pair_to_the_last_bit(
+    seed, weighted, epsilon, monkeypatch
+):
     """Over 4,096 pairs a 16-cell bound first sets most pairs aside (issue 40)."""
+    monkeypatch.setattr(_pivots, "_MIN_GROUPS", 10**9)  # no pivots: the cut alone
     n_groups = 120  # 7,140 pairs: the first cut runs
     scores, groups, weights = _data(
         seed, n_groups, n=20 * n_groups, weighted=weighted, ties=seed % 2 == 0
@@ -315,3 +320,69 @@ def test_pair_l1_pruning_is_exact(seed, n_groups):
     assert (values <= every).all() and (values >= 0).all()
     for offset in (half, -half):
         assert np.max(values + offset) == np.max(every + offset)
+
+
+def _clustered(seed, n_groups, weighted):
+    """Groups in a few clusters (near-equal distributions), ties, tiny groups."""
+    rng = np.random.default_rng(seed)
+    cluster = rng.integers(0, 4, n_groups)
+    codes = np.repeat(np.arange(n_groups), rng.integers(2, 30, n_groups))
+    shift = (cluster * 0.6 + rng.normal(0, 0.05, n_groups))[codes]
+    scores = np.round(1 / (1 + np.exp(-rng.normal(shift - 1, 1.0))), 2)
+    weights = rng.uniform(0.2, 3.0, codes.size) if weighted else None
+    return scores, np.array([f"g{c}" for c in codes]), weights
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("data", ["uniform", "clustered"])
+def test_pivots_keep_the_worst_pair_to_the_last_bit(seed, weighted, data):
+    """Triangle bounds from three pivots list only the pairs that may be the
+    worst (issue 40): the maxima of every pair, bit for bit."""
+    n_groups = 160
+    if data == "uniform":
+        scores, groups, weights = _data(
+            seed, n_groups, n=15 * n_groups, weighted=weighted, ties=seed % 2 == 0
+        )
+    else:
+        scores, groups, weights = _clustered(seed, n_groups, weighted)
+    steps, padded, n_groups = _steps_of(scores, groups, weights)
+    a, b = np.triu_indices(n_groups, 1)
+
+    def row_of(g):
+        row = pivot_row(n_groups, g, lambda x, y: pairs_abcc(steps, x, y, padded))
+        return row, row
+
+    areas = pairs_abcc(steps, a, b, padded)
+    cut = _pivots.pivot_cut(n_groups, row_of, a.shape[0])
+    assert cut is not None  # the path under test runs
+    best, ka, kb = cut
+    assert ka.shape[0] < a.shape[0] / 4 and (ka < kb).all()
+    assert (
+        max(
+            best,
+            areas[ka * n_groups - ka * (ka + 1) // 2 + kb - ka - 1].max(
+                initial=-np.inf
+            ),
+        )
+        == areas.max()
+    )
+    assert worst_abcc(steps, a, b, padded) == areas.max()
+    every = pairs_max_gap(steps, a, b)
+    found = worst_mcdp(steps, a, b, padded, 0.0, None)
+    assert found == every.max()
+    plan = window_plan(padded, 0.05, "exact")
+    exact = pairs_mcdp(steps, a, b, plan)
+    assert worst_mcdp(steps, a, b, padded, 0.05, plan) == exact.max()
+    dens, grid = _densities(seed, n_groups)
+    pa, pb = pair_codes(n_groups)
+    assert worst_pair_l1(dens, pa, pb, grid) == pairs_l1(dens, pa, pb, grid).max()
+
+
+def test_triangle_pairs_refuses_a_cut_that_keeps_most_pairs():
+    """Every pair equally far: the bounds cannot cut, and say so (None)."""
+    rows = [np.r_[0.0, np.full(199, 1.0)], np.r_[1.0, 0.0, np.full(198, 1.0)]]
+    assert _pivots.triangle_pairs(rows, 1.0) is None
+    tight = [np.r_[0.0, np.full(199, 0.4)]]
+    kept, _ = _pivots.triangle_pairs(tight, 1.0)  # 0.4 + 0.4 < 1: nothing kept
+    assert kept.shape[0] == 0

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._pivots import pivot_cut, pivot_row
+
 # Elements (pairs x points, or pairs x cells) of one vectorised block of pairs.
 _BLOCK = 1 << 21
 # Cells of the coarse projection behind the bounds.
@@ -85,6 +87,19 @@ def worst_pair_l1(densities, a, b, grid):
     """
     if a.shape[0] < _MIN_PAIRS:
         return float(np.max(pairs_l1(densities, a, b, grid)))
+
+    def row_of(g):  # the trapezoid L1 of densities is a metric
+        row = pivot_row(
+            densities.shape[0], g, lambda x, y: pairs_l1(densities, x, y, grid)
+        )
+        return row, row
+
+    cut = pivot_cut(densities.shape[0], row_of, a.shape[0])
+    first = -np.inf
+    if cut is not None:
+        first, a, b = cut
+        if a.shape[0] == 0:
+            return first
     bounds = pair_l1_bounds(densities, grid, a, b)[1]
     per_batch = max(1, _BLOCK // grid.shape[0])
     order = np.argsort(-bounds, kind="stable")
@@ -94,7 +109,7 @@ def worst_pair_l1(densities, a, b, grid):
         rows = order[i:stop]
         best = max(best, float(np.max(pairs_l1(densities, a[rows], b[rows], grid))))
         i, batch = stop, 4 * batch
-    return best
+    return max(first, best)
 
 
 def pair_l1_values(densities, a, b, grid, offsets):
