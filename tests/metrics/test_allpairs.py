@@ -386,3 +386,48 @@ def test_triangle_pairs_refuses_a_cut_that_keeps_most_pairs():
     tight = [np.r_[0.0, np.full(199, 0.4)]]
     kept, _ = _pivots.triangle_pairs(tight, 1.0)  # 0.4 + 0.4 < 1: nothing kept
     assert kept.shape[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("metric", "params"),
+    [("abcc", None), ("mcdp", None), ("mcdp", {"epsilon": 0.05})],
+)
+@pytest.mark.parametrize("method", ["band", "dkw"])
+def test_interval_ends_from_pivots_equal_every_pair(
+    metric, params, method, monkeypatch
+):
+    """The band and DKW intervals of 150 groups of 20, with the pivots' cut and
+    with every pair evaluated: the same bounds, to the last bit (issue 40)."""
+    from skfair.metrics import metric_confidence_interval
+    from skfair.metrics.inference import _sorted
+
+    rng = np.random.default_rng(7)
+    codes = np.repeat(np.arange(150), 20)
+    shift = rng.normal(0, 0.5, 150)[codes]
+    scores = 1 / (1 + np.exp(-rng.normal(shift, 1.0)))  # a band of groups:
+    scores[::7] = np.round(scores[::7], 2)  # 11,175 pairs x ~2,600 points
+    groups = np.array([f"g{c}" for c in codes])
+    kwargs = {
+        "sensitive_features": groups,
+        "metric": metric,
+        "metric_params": params,
+        "method": method,
+        "n_resamples": 19,
+        "random_state": 0,
+        "min_group_size": 1,
+    }
+    calls = []
+    real = _sorted.end_candidates
+
+    def spy(*args):
+        found = real(*args)
+        calls.append(found is not None)
+        return found
+
+    monkeypatch.setattr(_sorted, "end_candidates", spy)
+    cut = metric_confidence_interval(None, scores, **kwargs)
+    assert calls and all(calls)  # the cut ran, and kept few pairs
+    monkeypatch.setattr(_pivots, "_MIN_GROUPS", 10**9)
+    every = metric_confidence_interval(None, scores, **kwargs)
+    assert (cut.estimate, cut.low, cut.high) == (every.estimate, every.low, every.high)
+    assert cut.high > 0

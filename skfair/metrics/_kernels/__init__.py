@@ -101,6 +101,7 @@ from ._kde import (
 )
 from ._nearest import ALGORITHM_ERROR, nearest_other_group
 from ._pair_l1 import pair_l1_bounds, pair_l1_values, pairs_l1, worst_pair_l1
+from ._pivots import end_candidates, pivot_row, pivot_rows, use_pivots
 from ._projections import projected_other_group_distances
 from ._windows import (
     approx_probes,
@@ -130,6 +131,7 @@ __all__ = [
     "clip_to_domain",
     "direct_kde",
     "ecdf_gap_at",
+    "end_candidates",
     "fine_grid",
     "group_pairs",
     "group_steps",
@@ -152,11 +154,14 @@ __all__ = [
     "pairs_l1",
     "pairs_max_gap",
     "pairs_mcdp",
+    "pivot_row",
+    "pivot_rows",
     "projected_other_group_distances",
     "run_ends",
     "sliding_min",
     "sort_scores",
     "unit_weights",
+    "use_pivots",
     "window_ends",
     "window_plan",
     "worst_abcc",

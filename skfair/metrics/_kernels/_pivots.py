@@ -32,6 +32,11 @@ _KEEP_SHARE = 0.25
 _SLACK = 1e-9
 
 
+def use_pivots(n_groups):
+    """Whether the pivots are tried for ``n_groups`` groups."""
+    return n_groups >= _MIN_GROUPS
+
+
 def _arange_each(lengths):
     """Concatenated ``arange(l)`` for every ``l``."""
     total = int(lengths.sum())
@@ -76,7 +81,7 @@ def pivot_cut(n_groups, row_of, n_pairs):
     it is every pair of ``n_groups`` (at least ``_MIN_GROUPS``), or when the
     cut would keep too many pairs.
     """
-    if n_groups < _MIN_GROUPS or n_pairs != n_groups * (n_groups - 1) // 2:
+    if not use_pivots(n_groups) or n_pairs != n_groups * (n_groups - 1) // 2:
         return None
     bounds, best, pivot, used = [], -np.inf, 0, set()
     for _ in range(_N_PIVOTS):
@@ -103,3 +108,48 @@ def pivot_row(n_groups, pivot, evaluate):
     row = np.zeros(n_groups)
     row[others] = values
     return row
+
+
+def pivot_rows(n_groups, row_of):
+    """``(pivots, bounds, values)``: :data:`_N_PIVOTS` pivots and their rows.
+
+    As in :func:`pivot_cut`, each pivot is the farthest (by its bound) from
+    the one before; ``row_of(g)`` gives ``(bound, value)``.
+    """
+    pivots, bounds, values, pivot = [], [], [], 0
+    for _ in range(_N_PIVOTS):
+        pivots.append(pivot)
+        bound, value = row_of(pivot)
+        bounds.append(bound)
+        values.append(value)
+        ranked = np.argsort(-bound, kind="stable")
+        pivot = int(next((g for g in ranked if g not in pivots), pivot))
+    return pivots, bounds, values
+
+
+def end_candidates(pivots, bounds, values, offsets):
+    """Pairs that may attain ``max(value(a, b) + u[a] + u[b])`` for each ``u``.
+
+    ``offsets``: arrays over the groups (an interval's per-group half-widths,
+    signed; infinite allowed). The pivots' own pairs are known exactly (their
+    rows); another pair's end is at most ``(d(a, p) + u[a]) + (d(p, b) +
+    u[b])`` for each pivot ``p``. Returns ``(a, b)`` with ``a < b``, the
+    pivots' pairs included, or None when a cut would keep too many pairs.
+    """
+    n = bounds[0].shape[0]
+    groups = np.arange(n)
+    kept = []
+    for p in pivots:
+        others = groups[groups != p]
+        kept.append(np.minimum(others, p) * n + np.maximum(others, p))
+    for u in offsets:
+        ends = [np.delete(value + u + u[p], p) for p, value in zip(pivots, values)]
+        best = max(float(np.max(e)) for e in ends)
+        if not np.isfinite(best):  # every end, or the largest, is infinite
+            continue
+        found = triangle_pairs([bound + u for bound in bounds], best)
+        if found is None:
+            return None
+        kept.append(found[0] * n + found[1])
+    keys = np.unique(np.concatenate(kept))
+    return keys // n, keys % n

@@ -228,6 +228,18 @@ class BandData:
                 out.append(1.0 / np.sqrt(n_eff))
         return out
 
+    def group_halfwidths(self, norm, critical):
+        """Per grouping, each group's part ``critical * scale`` of a band of groups.
+
+        A pair's half-width is the sum of its two groups' (infinite for a
+        one-sample group, as in :meth:`pair_halfwidths`).
+        """
+        out = []
+        for scale, grouping in zip(self.scales(norm), self.groupings):
+            single = np.array([m.shape[0] < 2 for m in grouping["members"]])
+            out.append(np.where(single, np.inf, critical * scale))
+        return out
+
     def pair_halfwidths(self, norm, critical):
         """Per grouping, the half-width of every pair's interval.
 

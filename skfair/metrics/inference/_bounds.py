@@ -33,23 +33,30 @@ def group_summaries(shared, threshold):
     ]
 
 
-def _band_pair_values(shared, band, spec, half):
+def _band_pair_values(shared, band, spec, half, critical):
     """Per grouping, the metric of every pair (MCDP exact, also for 'approx').
 
-    ABPC with ``agg="max"``: exact only where a pair may give the largest
-    ``value - half`` or ``value + half`` (``half``: the pairs' half-widths),
-    a lower bound elsewhere (see
-    :func:`~skfair.metrics._kernels.pair_l1_values`).
+    With ``agg="max"`` only the largest ``value - half`` and ``value + half``
+    over the pairs matter (``half``: the pairs' half-widths): ABPC's pairs
+    are exact only where they may give one (a lower bound elsewhere, see
+    :func:`~skfair.metrics._kernels.pair_l1_values`), and so are MCDP's and
+    ABCC's with a band of groups (half-widths ``h_a + h_b``; see
+    :meth:`~skfair.metrics.inference.SharedSort.observed_pair_ends`).
     """
+    worst = spec.options.get("agg", "max") == "max"
+    norm = band_norm(spec)
     if spec.metric == "abpc":
-        ends = half if spec.options.get("agg", "max") == "max" else None
-        return band.kde_pair_values(band_norm(spec), ends)
+        return band.kde_pair_values(norm, half if worst else None)
     if spec.metric == "mcdp" and spec.options.get("method") == "approx":
         drop = ("method", "sampling_frequency")
         spec = MetricSpec(
             spec.metric, tuple(kv for kv in spec.kwargs if kv[0] not in drop)
         )
-    per_grouping = shared.observed_pairs([spec])[0]
+    if worst and not band.pair_mode(norm):
+        ends = [[u, -u] for u in band.group_halfwidths(norm, critical)]
+        per_grouping = shared.observed_pair_ends(spec, ends)
+    else:
+        per_grouping = shared.observed_pairs([spec])[0]
     return [np.asarray(v, dtype=np.float64) for v in per_grouping]
 
 
@@ -82,7 +89,7 @@ def interval_bounds(shared, specs, methods, confidence_level, band=None, maxima=
             norm = band_norm(spec)
             critical = critical_value(maxima[band.norms.index(norm)], confidence_level)
             half = band.pair_halfwidths(norm, critical)
-            values = _band_pair_values(shared, band, spec, half)
+            values = _band_pair_values(shared, band, spec, half, critical)
             low = [np.maximum(v - h, 0.0) for v, h in zip(values, half)]  # pairs >= 0
             high = [v + h for v, h in zip(values, half)]
         else:
@@ -108,16 +115,23 @@ def dkw_bounds(shared, specs, confidence_level):
     """
     alpha = 1.0 - confidence_level
     n_groups_total = sum(g.n_groups for g in shared.groupings)
-    if shared.w_sorted is None:
-        per_spec = shared.observed_pairs(specs)
+    halves = [
+        dkw_halfwidth(g.counts(), alpha / n_groups_total) for g in shared.groupings
+    ]
+    if shared.w_sorted is None:  # agg="max": the pairs the largest ends need
+        per_spec = [
+            shared.observed_pair_ends(s, [[t, -t] for t in halves])
+            if s.options.get("agg", "max") == "max"
+            else shared.observed_pairs([s])[0]
+            for s in specs
+        ]
     else:  # the unweighted gaps, as the DKW inequality is stated
         per_spec = shared.pair_values(np.ones(shared.n), shared.cell_sorted, specs)
     lows, highs = [], []
     for spec, per_grouping in zip(specs, per_spec):
         agg = spec.options.get("agg", "max")
         lo_g, hi_g = [], []
-        for grouping, values in zip(shared.groupings, per_grouping):
-            t = dkw_halfwidth(grouping.counts(), alpha / n_groups_total)
+        for grouping, values, t in zip(shared.groupings, per_grouping, halves):
             a, b = pair_codes(grouping.n_groups)
             slack = t[a] + t[b]
             values = np.asarray(values, dtype=np.float64)

@@ -21,6 +21,7 @@ from ...utils._validation import check_scores
 from .._base import UNIT_DOMAIN, aggregate, check_domain
 from .._kernels import (
     PairGap,
+    end_candidates,
     group_steps,
     left_window,
     mcdp_pair_approx,
@@ -29,6 +30,9 @@ from .._kernels import (
     pairs_abcc,
     pairs_max_gap,
     pairs_mcdp,
+    pivot_row,
+    pivot_rows,
+    use_pivots,
     window_ends,
     worst_abcc,
     worst_mcdp,
@@ -142,6 +146,60 @@ class SharedSort:
             values = self.pair_values(w_pos, self.cell_sorted, missing, cdfs)
             self._observed.update(zip(missing, values))
         return [self._observed[s] for s in specs]
+
+    def observed_pair_ends(self, spec, offsets):
+        """Per grouping, the pair values that an interval's ends need.
+
+        ``offsets``: per grouping, arrays ``u`` over its groups; a pair's end
+        is ``value + u[a] + u[b]`` and only the largest end over the pairs
+        matters (``agg="max"``). With many groups and an exact MCDP or ABCC
+        the pairs that cannot attain the largest end for any ``u`` (by the
+        pivots' triangle bounds: :func:`~skfair.metrics._kernels.end_candidates`)
+        get 0, a lower bound of their value, instead of their value;
+        otherwise (and when the bounds cannot cut) every value, as
+        :meth:`observed_pairs`.
+        """
+        exact = spec.options.get("method", "exact") == "exact"
+        if (
+            spec.metric not in ("abcc", "mcdp")
+            or not exact
+            or self.w_sorted is not None
+        ):
+            return self.observed_pairs([spec])[0]
+        if "cdfs" not in self._observed:
+            self._observed["cdfs"] = self._cdfs(np.ones(self.n), self.cell_sorted)
+        out = []
+        for k, (steps, codes) in enumerate(self._observed["cdfs"]):
+            n_groups = self.groupings[k].n_groups
+            found = None
+            if use_pivots(n_groups):
+                rows = self._pivot_rows(spec, steps, codes)
+                found = end_candidates(*rows, offsets[k])
+            if found is None:
+                out.append(self.observed_pairs([spec])[0][k])
+                continue
+            a, b = found
+            values = np.zeros(n_groups * (n_groups - 1) // 2)
+            at = a * n_groups - a * (a + 1) // 2 + b - a - 1  # pair_codes order
+            values[at] = self._pairs(spec, steps, a, b, codes, np.ones(self.n))
+            out.append(values)
+        return out
+
+    def _pivot_rows(self, spec, steps, codes):
+        """:func:`~skfair.metrics._kernels.pivot_rows` of MCDP or ABCC."""
+        ones = np.ones(self.n)
+
+        def value(x, y):
+            return self._pairs(spec, steps, x, y, codes, ones)
+
+        def row_of(g):
+            values = pivot_row(steps.n_groups, g, value)
+            if spec.metric == "abcc" or float(spec.options.get("epsilon", 0.0)) == 0:
+                return values, values  # a metric
+            ks = pivot_row(steps.n_groups, g, lambda x, y: pairs_max_gap(steps, x, y))
+            return ks, values  # MCDP(ε) <= MCDP(0), a metric
+
+        return pivot_rows(steps.n_groups, row_of)
 
     def _pairs(self, spec, steps, a, b, codes, w_pos):
         """One metric of every pair at once (vectorised over the pairs)."""
