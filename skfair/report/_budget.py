@@ -20,14 +20,18 @@ from ._common import auto_resamples
 
 #: Seconds per resample (bootstrap or permutation) per sample, per group and
 #: per pair of groups: the audit's intervals and tests with every metric, on
-#: 2 cores (measured on 20 rows per group: 100, 300 and 1,000 groups; at
-#: 1,000 groups about 8 s a resample, most of it bounding every pair).
+#: 2 cores (measured on 20 rows per group: 30, 100, 300 and 1,000 groups; at
+#: 1,000 groups about 0.9 s a resample, nearly all of it linear in the
+#: groups: each group's KDE and bootstrap band; the worst pairs are found
+#: from pivots, not from a bound per pair).
 SECONDS_PER_SAMPLE_DRAW = 1e-7
-SECONDS_PER_GROUP_DRAW = 5.6e-4
-SECONDS_PER_PAIR_DRAW = 1.5e-5
-#: Seconds once per pair of groups (the point values of the pairwise metrics,
-#: about 50 s at 1,000 groups) and once per audit, whatever the resamples.
-SECONDS_PER_PAIR = 1e-4
+SECONDS_PER_GROUP_DRAW = 1e-3
+SECONDS_PER_PAIR_DRAW = 5e-8
+#: Seconds once per group, once per pair of groups (the point values of the
+#: pairwise metrics and their pairs: about 15 s at 1,000 groups) and once
+#: per audit, whatever the resamples.
+SECONDS_PER_GROUP = 1e-2
+SECONDS_PER_PAIR = 1.2e-5
 SECONDS_PER_AUDIT = 0.5
 #: The longest estimated resampling :func:`skfair.report.audit` starts.
 MAX_RESAMPLING_SECONDS = 600.0
@@ -73,9 +77,11 @@ def resampling_estimate(n_samples, n_groups, n_resamples=None, n_permutations=No
     --------
     >>> from skfair.report import resampling_estimate
     >>> round(resampling_estimate(100_000, 10))
+    9
+    >>> round(resampling_estimate(20_000, 1_000) / 60)  # minutes: under 10
     7
-    >>> round(resampling_estimate(20_000, 1_000) / 60)  # minutes: refused
-    54
+    >>> round(resampling_estimate(200_000, 10_000) / 3600, 1)  # hours: refused
+    0.9
     """
     counts = np.atleast_1d(np.asarray(n_groups, dtype=np.float64))
     r = auto_resamples(n_samples) if n_resamples is None else n_resamples
@@ -86,7 +92,10 @@ def resampling_estimate(n_samples, n_groups, n_resamples=None, n_permutations=No
         + counts.sum() * SECONDS_PER_GROUP_DRAW
         + pairs * SECONDS_PER_PAIR_DRAW
     )
-    return float(SECONDS_PER_AUDIT + pairs * SECONDS_PER_PAIR + (r + p) * per_draw)
+    once = (
+        SECONDS_PER_AUDIT + counts.sum() * SECONDS_PER_GROUP + pairs * SECONDS_PER_PAIR
+    )
+    return float(once + (r + p) * per_draw)
 
 
 def _duration(seconds):
