@@ -27,6 +27,8 @@ from ._frame import collect
 BIN = "__skfair_bin"
 # the most ranges of bins in pass 2's filter
 MAX_RUNS = 32
+# pass 2 groups by score alone, a count per key, for at most this many keys
+MAX_PIVOT_KEYS = 16
 # the largest |x * 2**s| for which the engine's floor and difference are exact
 _EXACT = 2.0**52
 
@@ -189,37 +191,68 @@ def bin_runs(needed, max_runs=MAX_RUNS):
     return list(zip(starts.tolist(), ends.tolist()))
 
 
-def candidate_points(columns, spec, needed, keys):
-    """Pass 2: the distinct (sensitive row, score) pairs of the ``needed`` bins.
-
-    Returns ``(values, rows, counts, weights)`` sorted by score, ``rows``
-    the codes of ``keys`` (pass 1's distinct rows), ``weights`` the sums of
-    weights (None without a weight column).
-    """
-    score, weight = columns.score, columns.weight
-    runs = bin_runs(needed)
-    if not runs:
-        empty = np.zeros(0)
-        return (
-            empty,
-            np.zeros(0, dtype=np.intp),
-            np.zeros(0, dtype=np.int64),
-            (None if weight is None else empty),
-        )
+def _score_filter(score, spec, runs):
+    """The rows whose score lies in one of the ``runs`` of bins."""
     inside = None
     for lo, hi in runs:  # bins lo..hi hold the scores in [edges[lo], edges[hi + 1])
         term = nw.col(score) >= float(spec["edges"][lo])
         if hi < spec["n_bins"]:
             term = term & (nw.col(score) < float(spec["edges"][hi + 1]))
         inside = term if inside is None else inside | term
+    return inside
+
+
+def _literal(value):
+    """A key's value as a Python scalar (narwhals compares with those)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _pivot_points(columns, frame, keys):
+    """Pass 2 grouped by score alone, one count (and weight) column per key.
+
+    Returns ``(values, counts, weights)``: the distinct scores and
+    ``(scores, keys)`` matrices. With ties across groups (scores rounded to
+    a few decimals, the common case at scale) the engine's hash table holds
+    one entry a distinct score instead of one a distinct (key, score) pair:
+    a few times less memory (see the module docstring).
+    """
+    score, weight = columns.score, columns.weight
+    marks, aggs = [], []
+    for j, key in enumerate(keys):
+        match = None
+        for name, value in zip(columns.sensitive, key):
+            term = nw.col(name) == _literal(value)
+            match = term if match is None else match & term
+        # elementary aggregations of prepared columns (narwhals' pandas and
+        # Dask backends evaluate no conditional inside an aggregation)
+        marks.append(nw.when(match).then(nw.col(score)).alias(f"__c{j}"))
+        aggs.append(nw.col(f"__c{j}").count().alias(f"__c{j}"))
+        if weight is not None:
+            marks.append(nw.when(match).then(nw.col(weight)).alias(f"__w{j}"))
+            aggs.append(nw.col(f"__w{j}").sum().alias(f"__w{j}"))
+    out = collect(frame.with_columns(*marks).group_by(score).agg(*aggs))
+    values = out[score].to_numpy(dtype=np.float64)
+    counts = np.column_stack(
+        [out[f"__c{j}"].to_numpy(dtype=np.int64, na_value=0) for j in range(len(keys))]
+    ).reshape(len(values), len(keys))
+    weights = None
+    if weight is not None:
+        weights = np.column_stack(
+            [
+                out[f"__w{j}"].to_numpy(dtype=np.float64, na_value=0.0)
+                for j in range(len(keys))
+            ]
+        ).reshape(len(values), len(keys))
+    return values, counts, weights
+
+
+def _pair_points(columns, frame, keys):
+    """Pass 2 grouped by (sensitive row, score): ``(values, rows, counts, weights)``."""
+    score, weight = columns.score, columns.weight
     aggs = [nw.len().alias("__count")]
     if weight is not None:
         aggs.append(nw.col(weight).sum().alias("__weight"))
-    frame = columns.frame.filter(inside)  # on the scores: cheap, and pushed down
     out = collect(frame.group_by(*columns.sensitive, score).agg(*aggs))
-    values = out[score].to_numpy(dtype=np.float64)
-    keep = needed[bins_of(values, spec)]
-    out, values = out[keep], values[keep]
     index = {key: j for j, key in enumerate(keys)}
     rows = np.zeros(0, dtype=np.intp)
     if len(out):
@@ -228,12 +261,53 @@ def candidate_points(columns, spec, needed, keys):
         rows = table[local_rows]
     counts = out["__count"].to_numpy(dtype=np.int64)
     weights = None if weight is None else out["__weight"].to_numpy(dtype=np.float64)
+    return out[score].to_numpy(dtype=np.float64), rows, counts, weights
+
+
+def candidate_points(columns, spec, needed, keys, shape=None):
+    """Pass 2: the distinct (sensitive row, score) pairs of the ``needed`` bins.
+
+    Returns ``(values, rows, counts, weights)`` sorted by score, then row,
+    ``rows`` the codes of ``keys`` (pass 1's distinct rows), ``weights`` the
+    sums of weights (None without a weight column). ``shape`` is the
+    engine's grouping: ``"pivot"`` (by score, a count per key), ``"pairs"``
+    (by sensitive row and score), or None: ``"pivot"`` for at most
+    :data:`MAX_PIVOT_KEYS` keys. Both give the same points.
+    """
+    if shape is None:
+        shape = "pivot" if len(keys) <= MAX_PIVOT_KEYS else "pairs"
+    runs = bin_runs(needed)
+    if not runs:
+        empty = np.zeros(0)
+        return (
+            empty,
+            np.zeros(0, dtype=np.intp),
+            np.zeros(0, dtype=np.int64),
+            (None if columns.weight is None else empty),
+        )
+    # on the scores: cheap, and pushed down to the files
+    frame = columns.frame.filter(_score_filter(columns.score, spec, runs))
+    if shape == "pivot":
+        values, counts, weights = _pivot_points(columns, frame, keys)
+        keep = needed[bins_of(values, spec)]
+        order = np.argsort(values[keep], kind="stable")
+        values, counts = values[keep][order], counts[keep][order]
+        at, rows = np.nonzero(counts)  # by score, then key: sorted
+        return (
+            values[at],
+            rows.astype(np.intp),
+            counts[at, rows],
+            None if weights is None else weights[keep][order][at, rows],
+        )
+    values, rows, counts, weights = _pair_points(columns, frame, keys)
+    keep = needed[bins_of(values, spec)]
+    values, rows, counts = values[keep], rows[keep], counts[keep]
     order = np.lexsort((rows, values))
     return (
         values[order],
         rows[order],
         counts[order],
-        None if weights is None else weights[order],
+        None if weights is None else weights[keep][order],
     )
 
 
