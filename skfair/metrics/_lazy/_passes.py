@@ -9,8 +9,21 @@ integers), so the client recomputes the same bin for any score; for scores
 in [0, 1] it is the Dask engine's unit grid (``s = 16``, ``K = 0``). Pass 2
 (:func:`candidate_points`) ships the distinct (sensitive row, score) pairs
 of the bins pass 1 could not decide, with their counts and weights.
+
 :func:`per_row` is the aggregation without bins (ΔDP, confusion counts,
 moments).
+
+Pass 2's grouping has two shapes that ship the same points: by score
+alone, with each sensitive row's samples counted in a column of its own
+(``count(CASE WHEN row THEN score END)``: "pivot"), or by (sensitive row,
+score) ("pairs"). An engine's hash aggregation keeps an entry per group (in
+every thread), so when the groups share scores (scores rounded to a few
+decimals, or float32: the usual case at scale) the pivot holds up to as
+many times fewer entries as there are sensitive rows; when scores never
+tie, its entries are no fewer and several times wider. :func:`pass2_shape`
+chooses from a probe of the candidate rows' ties and pass 1's counts; more
+than :data:`MAX_PIVOT_KEYS` rows always take the pairs. The performance
+page has the figures.
 """
 
 from __future__ import annotations
@@ -29,6 +42,11 @@ BIN = "__skfair_bin"
 MAX_RUNS = 32
 # pass 2 groups by score alone, a count per key, for at most this many keys
 MAX_PIVOT_KEYS = 16
+# the rows of pass 2 whose ties decide its grouping (pass2_shape)
+PROBE_ROWS = 200_000
+# bytes an entry of DuckDB's hash aggregation took in pass 2 (2 threads, 5e6
+# distinct points): a (key, score) pair's; a score's, plus a count per key
+PAIR_BYTES, PIVOT_BYTES, KEY_BYTES = 81, 60, 16
 # the largest |x * 2**s| for which the engine's floor and difference are exact
 _EXACT = 2.0**52
 
@@ -264,18 +282,76 @@ def _pair_points(columns, frame, keys):
     return out[score].to_numpy(dtype=np.float64), rows, counts, weights
 
 
-def candidate_points(columns, spec, needed, keys, shape=None):
+def _occupied(values, rows):
+    """Distinct values expected in ``rows`` draws from ``values`` equally likely."""
+    return values * -np.expm1(-rows / values)
+
+
+def _distinct_values(rows, distinct):
+    """The number of equally likely values that gives ``distinct`` among ``rows``.
+
+    The inverse of :func:`_occupied` in its first argument (by bisection on
+    a log scale); infinite when no two of the rows tie.
+    """
+    if distinct >= rows:
+        return np.inf
+    low, high = float(distinct), float(distinct) * 2.0
+    while _occupied(high, rows) < distinct:
+        low, high = high, high * 2.0
+    for _ in range(60):
+        mid = np.sqrt(low * high)
+        low, high = (mid, high) if _occupied(mid, rows) < distinct else (low, mid)
+    return high
+
+
+def pass2_shape(columns, frame, sizes):
+    """``"pivot"`` or ``"pairs"``: the grouping of pass 2 that takes less memory.
+
+    ``frame`` holds the rows of the candidate bins, ``sizes`` each key's
+    number of them (from pass 1). A probe of the first :data:`PROBE_ROWS`
+    of them counts their distinct scores and distinct (key, score) pairs;
+    taking the scores as drawn from ``V`` equally likely values (solved
+    from the probe), the whole pass then holds about ``D = V (1 -
+    exp(-R / V))`` distinct scores among its ``R`` rows, and ``P``, the same
+    sum over the keys, distinct pairs. A pivot entry costs about
+    ``PIVOT_BYTES + KEY_BYTES x keys``, a pair's ``PAIR_BYTES`` (DuckDB's
+    hash aggregation, measured), so the pivot is taken when ``D`` pivot
+    entries cost less than ``P`` pairs. Only the memory depends on the
+    choice, never the points; a probe that is not representative (files
+    sorted by score) costs memory, not exactness.
+    """
+    score = columns.score
+    probe = collect(
+        frame.head(PROBE_ROWS)
+        .group_by(*columns.sensitive, score)
+        .agg(nw.len().alias("__count"))
+    )
+    pairs0 = len(probe)
+    if pairs0 == 0:
+        return "pairs"
+    rows0 = int(probe["__count"].sum())
+    values = _distinct_values(rows0, int(probe[score].nunique()))
+    if not np.isfinite(values):
+        return "pairs"
+    sizes = np.asarray(sizes, dtype=np.float64)
+    distinct = _occupied(values, sizes.sum())
+    pairs = _occupied(values, sizes[sizes > 0]).sum()
+    cost = PIVOT_BYTES + KEY_BYTES * len(sizes)
+    return "pivot" if distinct * cost < pairs * PAIR_BYTES else "pairs"
+
+
+def candidate_points(columns, spec, needed, summary, shape=None):
     """Pass 2: the distinct (sensitive row, score) pairs of the ``needed`` bins.
 
     Returns ``(values, rows, counts, weights)`` sorted by score, then row,
-    ``rows`` the codes of ``keys`` (pass 1's distinct rows), ``weights`` the
-    sums of weights (None without a weight column). ``shape`` is the
-    engine's grouping: ``"pivot"`` (by score, a count per key), ``"pairs"``
-    (by sensitive row and score), or None: ``"pivot"`` for at most
-    :data:`MAX_PIVOT_KEYS` keys. Both give the same points.
+    ``rows`` the codes of ``summary["keys"]`` (pass 1's distinct rows),
+    ``weights`` the sums of weights (None without a weight column).
+    ``shape`` is the engine's grouping: ``"pivot"`` (by score, a count per
+    key), ``"pairs"`` (by sensitive row and score), or None: ``"pairs"``
+    for more than :data:`MAX_PIVOT_KEYS` keys, else :func:`pass2_shape`'s
+    choice. Both give the same points.
     """
-    if shape is None:
-        shape = "pivot" if len(keys) <= MAX_PIVOT_KEYS else "pairs"
+    keys = summary["keys"]
     runs = bin_runs(needed)
     if not runs:
         empty = np.zeros(0)
@@ -287,6 +363,11 @@ def candidate_points(columns, spec, needed, keys, shape=None):
         )
     # on the scores: cheap, and pushed down to the files
     frame = columns.frame.filter(_score_filter(columns.score, spec, runs))
+    if shape is None and len(keys) > MAX_PIVOT_KEYS:
+        shape = "pairs"
+    elif shape is None:
+        sizes = summary["arrays"]["hist"][0][:, needed].sum(axis=1)
+        shape = pass2_shape(columns, frame, sizes)
     if shape == "pivot":
         values, counts, weights = _pivot_points(columns, frame, keys)
         keep = needed[bins_of(values, spec)]

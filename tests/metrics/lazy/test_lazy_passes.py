@@ -11,6 +11,7 @@ either shape.
 """
 
 import numpy as np
+import pandas as pd
 import pytest
 from _frames import frame_on, make_rows
 from hypothesis import HealthCheck, given, settings
@@ -74,9 +75,8 @@ def test_pivot_and_pairs_ship_the_same_points(engine, duckdb_connection, data):
     spec = _passes.grid_for(0.0, 1.0, ["hist"])
     summary = _passes.histogram(columns, spec)
     needed = _needed(data["needed"], spec, data["seed"])
-    keys = summary["keys"]
-    pivot = _passes.candidate_points(columns, spec, needed, keys, shape="pivot")
-    pairs = _passes.candidate_points(columns, spec, needed, keys, shape="pairs")
+    pivot = _passes.candidate_points(columns, spec, needed, summary, shape="pivot")
+    pairs = _passes.candidate_points(columns, spec, needed, summary, shape="pairs")
     for found, expected in zip(pivot[:3], pairs[:3]):
         assert found.dtype == expected.dtype
         np.testing.assert_array_equal(found, expected)
@@ -98,9 +98,9 @@ def test_many_keys_take_the_pairs_shape(duckdb_connection, monkeypatch):
     shapes = []
     original = _passes.candidate_points
 
-    def spy(columns, spec, needed, keys, shape=None):
-        shapes.append(len(keys) <= _passes.MAX_PIVOT_KEYS)
-        return original(columns, spec, needed, keys, shape)
+    def spy(columns, spec, needed, summary, shape=None):
+        shapes.append(len(summary["keys"]) <= _passes.MAX_PIVOT_KEYS)
+        return original(columns, spec, needed, summary, shape)
 
     monkeypatch.setattr(_lazy._mcdp, "candidate_points", spy)
     frame = duckdb_connection.from_df(df)
@@ -124,3 +124,38 @@ def test_many_keys_take_the_pairs_shape(duckdb_connection, monkeypatch):
     )
     assert found == expected
     assert shapes == [False, False, True]
+
+
+@pytest.mark.parametrize("rows", [10, 1_000, 10**6])
+@pytest.mark.parametrize("values", [3.0, 500.0, 1e5, 1e9])
+def test_distinct_values_inverts_the_occupancy(rows, values):
+    distinct = _passes._occupied(values, rows)
+    found = _passes._distinct_values(rows, distinct)
+    assert found == pytest.approx(values, rel=1e-6)
+    assert _passes._distinct_values(rows, rows) == np.inf
+
+
+@pytest.mark.parametrize(
+    ("decimals", "scale", "expected"),
+    [(3, 1, "pivot"), (6, 1, "pairs"), (6, 10**4, "pivot"), (None, 10**4, "pairs")],
+)
+def test_the_shape_follows_the_ties(duckdb_connection, decimals, scale, expected):
+    """Groups sharing scores take the pivot; scores that never tie, the pairs.
+
+    ``scale`` stands for data that many times larger (pass 1's counts
+    multiplied): a millionth's grid ties only at scale.
+    """
+    rng = np.random.default_rng(3)
+    n = 300_000
+    score = rng.random(n)
+    if decimals is not None:
+        score = np.round(score, decimals)
+    df = pd.DataFrame({"score": score, "g": rng.integers(0, 8, n)})
+    columns = LazyColumns(duckdb_connection.from_df(df), "score", "g")
+    spec = _passes.grid_for(0.0, 1.0, ["hist"])
+    summary = _passes.histogram(columns, spec)
+    needed = np.ones(spec["n_bins"] + 1, dtype=bool)
+    runs = _passes.bin_runs(needed)
+    frame = columns.frame.filter(_passes._score_filter("score", spec, runs))
+    sizes = summary["arrays"]["hist"][0].sum(axis=1) * scale
+    assert _passes.pass2_shape(columns, frame, sizes) == expected
