@@ -23,8 +23,12 @@ reach the client. Modules, by concept:
     [0, 1] take the Dask engine's grid (``s = 16``). Pass 2 ships the
     distinct (sensitive row, score) pairs of the bins pass 1 could not
     decide, with counts and weights (ties are collapsed in the engine: a
-    running sum would count rows, not values). No window function is used,
-    so nothing runs as one task on Spark.
+    running sum would count rows, not values). When the groups share
+    scores (a probe of their ties decides; at most ``MAX_PIVOT_KEYS``
+    distinct sensitive rows) it groups by score alone, with one count (and
+    weight) column per row: one hash-table entry per distinct score instead
+    of per (row, score) pair, which keeps an embedded engine's memory small.
+    No window function is used, so nothing runs as one task on Spark.
 ``_groups``
     The in-memory resolver on the distinct rows (the Dask engine's): labels,
     their order, ``combine`` and ``min_group_size`` as in memory.

@@ -154,7 +154,7 @@ def abcc(
     summary = histogram(columns, spec)
     groupings = groupings_of(summary, combine=combine, min_group_size=min_group_size)
     plans, needed = _abcc_plans(summary, groupings, spec, weighted)
-    points = candidate_points(columns, spec, needed, summary["keys"])
+    points = candidate_points(columns, spec, needed, summary)
     per_grouping = []
     for (_, codes, _), (h, w, d, pairs) in zip(groupings, plans):
         group_points = (points[0], codes[points[1]], points[2], points[3])

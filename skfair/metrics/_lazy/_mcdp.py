@@ -118,9 +118,7 @@ def mcdp_results(columns, epsilons, options):
         )
     else:
         plans, needed = _mcdp_plans(summary, spec, groupings, epsilons, domains)
-        values, rows, counts, _ = candidate_points(
-            columns, spec, needed, summary["keys"]
-        )
+        values, rows, counts, _ = candidate_points(columns, spec, needed, summary)
         fast_pad = checked.low >= 0.0 and checked.high <= 1.0
         per_eps = [[] for _ in epsilons]
         for plan, dom in zip(plans, domains):
@@ -217,7 +215,7 @@ def weighted_exact(gather, summary, spec, groupings, epsilons, options, domains)
     """Per ε, per grouping, every pair's exact sweep on weighted CDFs.
 
     ``summary`` is pass 1's (with ``hist`` and ``whist``);
-    ``gather(spec, needed, keys)`` runs pass 2 and returns ``(values, rows,
+    ``gather(spec, needed, summary)`` runs pass 2 and returns ``(values, rows,
     counts, weights)`` of the distinct (row, score) pairs of the ``needed``
     bins, so that any backend's passes can call it (the Dask engine's
     ``gather_points``, given weights, would).
@@ -240,7 +238,7 @@ def weighted_exact(gather, summary, spec, groupings, epsilons, options, domains)
                 needed |= per_e[-1][0]
             pair_plans.append((a, b, per_e))
         plans.append((name, codes, labels, h, hw, pair_plans))
-    points = gather(spec, needed, summary["keys"])
+    points = gather(spec, needed, summary)
     fmin_rows = arrays["fmin"][0] if "fmin" in arrays else None
     per_eps = [[] for _ in epsilons]
     for plan, dom in zip(plans, domains):

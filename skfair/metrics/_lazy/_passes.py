@@ -9,8 +9,21 @@ integers), so the client recomputes the same bin for any score; for scores
 in [0, 1] it is the Dask engine's unit grid (``s = 16``, ``K = 0``). Pass 2
 (:func:`candidate_points`) ships the distinct (sensitive row, score) pairs
 of the bins pass 1 could not decide, with their counts and weights.
+
 :func:`per_row` is the aggregation without bins (ΔDP, confusion counts,
 moments).
+
+Pass 2's grouping has two shapes that ship the same points: by score
+alone, with each sensitive row's samples counted in a column of its own
+(``count(CASE WHEN row THEN score END)``: "pivot"), or by (sensitive row,
+score) ("pairs"). An engine's hash aggregation keeps an entry per group (in
+every thread), so when the groups share scores (scores rounded to a few
+decimals, or float32: the usual case at scale) the pivot holds up to as
+many times fewer entries as there are sensitive rows; when scores never
+tie, its entries are no fewer and several times wider. :func:`pass2_shape`
+chooses from a probe of the candidate rows' ties and pass 1's counts; more
+than :data:`MAX_PIVOT_KEYS` rows always take the pairs. The performance
+page has the figures.
 """
 
 from __future__ import annotations
@@ -27,6 +40,13 @@ from ._frame import collect
 BIN = "__skfair_bin"
 # the most ranges of bins in pass 2's filter
 MAX_RUNS = 32
+# pass 2 groups by score alone, a count per key, for at most this many keys
+MAX_PIVOT_KEYS = 16
+# the rows of pass 2 whose ties decide its grouping (pass2_shape)
+PROBE_ROWS = 200_000
+# bytes an entry of DuckDB's hash aggregation took in pass 2 (2 threads, 5e6
+# distinct points): a (key, score) pair's; a score's, plus a count per key
+PAIR_BYTES, PIVOT_BYTES, KEY_BYTES = 81, 60, 16
 # the largest |x * 2**s| for which the engine's floor and difference are exact
 _EXACT = 2.0**52
 
@@ -189,37 +209,68 @@ def bin_runs(needed, max_runs=MAX_RUNS):
     return list(zip(starts.tolist(), ends.tolist()))
 
 
-def candidate_points(columns, spec, needed, keys):
-    """Pass 2: the distinct (sensitive row, score) pairs of the ``needed`` bins.
-
-    Returns ``(values, rows, counts, weights)`` sorted by score, ``rows``
-    the codes of ``keys`` (pass 1's distinct rows), ``weights`` the sums of
-    weights (None without a weight column).
-    """
-    score, weight = columns.score, columns.weight
-    runs = bin_runs(needed)
-    if not runs:
-        empty = np.zeros(0)
-        return (
-            empty,
-            np.zeros(0, dtype=np.intp),
-            np.zeros(0, dtype=np.int64),
-            (None if weight is None else empty),
-        )
+def _score_filter(score, spec, runs):
+    """The rows whose score lies in one of the ``runs`` of bins."""
     inside = None
     for lo, hi in runs:  # bins lo..hi hold the scores in [edges[lo], edges[hi + 1])
         term = nw.col(score) >= float(spec["edges"][lo])
         if hi < spec["n_bins"]:
             term = term & (nw.col(score) < float(spec["edges"][hi + 1]))
         inside = term if inside is None else inside | term
+    return inside
+
+
+def _literal(value):
+    """A key's value as a Python scalar (narwhals compares with those)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _pivot_points(columns, frame, keys):
+    """Pass 2 grouped by score alone, one count (and weight) column per key.
+
+    Returns ``(values, counts, weights)``: the distinct scores and
+    ``(scores, keys)`` matrices. With ties across groups (scores rounded to
+    a few decimals, the common case at scale) the engine's hash table holds
+    one entry a distinct score instead of one a distinct (key, score) pair:
+    a few times less memory (see the module docstring).
+    """
+    score, weight = columns.score, columns.weight
+    marks, aggs = [], []
+    for j, key in enumerate(keys):
+        match = None
+        for name, value in zip(columns.sensitive, key):
+            term = nw.col(name) == _literal(value)
+            match = term if match is None else match & term
+        # elementary aggregations of prepared columns (narwhals' pandas and
+        # Dask backends evaluate no conditional inside an aggregation)
+        marks.append(nw.when(match).then(nw.col(score)).alias(f"__c{j}"))
+        aggs.append(nw.col(f"__c{j}").count().alias(f"__c{j}"))
+        if weight is not None:
+            marks.append(nw.when(match).then(nw.col(weight)).alias(f"__w{j}"))
+            aggs.append(nw.col(f"__w{j}").sum().alias(f"__w{j}"))
+    out = collect(frame.with_columns(*marks).group_by(score).agg(*aggs))
+    values = out[score].to_numpy(dtype=np.float64)
+    counts = np.column_stack(
+        [out[f"__c{j}"].to_numpy(dtype=np.int64, na_value=0) for j in range(len(keys))]
+    ).reshape(len(values), len(keys))
+    weights = None
+    if weight is not None:
+        weights = np.column_stack(
+            [
+                out[f"__w{j}"].to_numpy(dtype=np.float64, na_value=0.0)
+                for j in range(len(keys))
+            ]
+        ).reshape(len(values), len(keys))
+    return values, counts, weights
+
+
+def _pair_points(columns, frame, keys):
+    """Pass 2 grouped by (sensitive row, score): ``(values, rows, counts, weights)``."""
+    score, weight = columns.score, columns.weight
     aggs = [nw.len().alias("__count")]
     if weight is not None:
         aggs.append(nw.col(weight).sum().alias("__weight"))
-    frame = columns.frame.filter(inside)  # on the scores: cheap, and pushed down
     out = collect(frame.group_by(*columns.sensitive, score).agg(*aggs))
-    values = out[score].to_numpy(dtype=np.float64)
-    keep = needed[bins_of(values, spec)]
-    out, values = out[keep], values[keep]
     index = {key: j for j, key in enumerate(keys)}
     rows = np.zeros(0, dtype=np.intp)
     if len(out):
@@ -228,12 +279,116 @@ def candidate_points(columns, spec, needed, keys):
         rows = table[local_rows]
     counts = out["__count"].to_numpy(dtype=np.int64)
     weights = None if weight is None else out["__weight"].to_numpy(dtype=np.float64)
+    return out[score].to_numpy(dtype=np.float64), rows, counts, weights
+
+
+def _occupied(values, rows):
+    """Distinct values expected in ``rows`` draws from ``values`` equally likely."""
+    return values * -np.expm1(-rows / values)
+
+
+def _distinct_values(rows, distinct):
+    """The number of equally likely values that gives ``distinct`` among ``rows``.
+
+    The inverse of :func:`_occupied` in its first argument (by bisection on
+    a log scale); infinite when no two of the rows tie.
+    """
+    if distinct >= rows:
+        return np.inf
+    low, high = float(distinct), float(distinct) * 2.0
+    while _occupied(high, rows) < distinct:
+        low, high = high, high * 2.0
+    for _ in range(60):
+        mid = np.sqrt(low * high)
+        low, high = (mid, high) if _occupied(mid, rows) < distinct else (low, mid)
+    return high
+
+
+def pass2_shape(columns, frame, sizes):
+    """``"pivot"`` or ``"pairs"``: the grouping of pass 2 that takes less memory.
+
+    ``frame`` holds the rows of the candidate bins, ``sizes`` each key's
+    number of them (from pass 1). A probe of the first :data:`PROBE_ROWS`
+    of them counts their distinct scores and distinct (key, score) pairs;
+    taking the scores as drawn from ``V`` equally likely values (solved
+    from the probe), the whole pass then holds about ``D = V (1 -
+    exp(-R / V))`` distinct scores among its ``R`` rows, and ``P``, the same
+    sum over the keys, distinct pairs. A pivot entry costs about
+    ``PIVOT_BYTES + KEY_BYTES x keys``, a pair's ``PAIR_BYTES`` (DuckDB's
+    hash aggregation, measured), so the pivot is taken when ``D`` pivot
+    entries cost less than ``P`` pairs. Only the memory depends on the
+    choice, never the points; a probe that is not representative (files
+    sorted by score) costs memory, not exactness.
+    """
+    score = columns.score
+    probe = collect(
+        frame.head(PROBE_ROWS)
+        .group_by(*columns.sensitive, score)
+        .agg(nw.len().alias("__count"))
+    )
+    pairs0 = len(probe)
+    if pairs0 == 0:
+        return "pairs"
+    rows0 = int(probe["__count"].sum())
+    values = _distinct_values(rows0, int(probe[score].nunique()))
+    if not np.isfinite(values):
+        return "pairs"
+    sizes = np.asarray(sizes, dtype=np.float64)
+    distinct = _occupied(values, sizes.sum())
+    pairs = _occupied(values, sizes[sizes > 0]).sum()
+    cost = PIVOT_BYTES + KEY_BYTES * len(sizes)
+    return "pivot" if distinct * cost < pairs * PAIR_BYTES else "pairs"
+
+
+def candidate_points(columns, spec, needed, summary, shape=None):
+    """Pass 2: the distinct (sensitive row, score) pairs of the ``needed`` bins.
+
+    Returns ``(values, rows, counts, weights)`` sorted by score, then row,
+    ``rows`` the codes of ``summary["keys"]`` (pass 1's distinct rows),
+    ``weights`` the sums of weights (None without a weight column).
+    ``shape`` is the engine's grouping: ``"pivot"`` (by score, a count per
+    key), ``"pairs"`` (by sensitive row and score), or None: ``"pairs"``
+    for more than :data:`MAX_PIVOT_KEYS` keys, else :func:`pass2_shape`'s
+    choice. Both give the same points.
+    """
+    keys = summary["keys"]
+    runs = bin_runs(needed)
+    if not runs:
+        empty = np.zeros(0)
+        return (
+            empty,
+            np.zeros(0, dtype=np.intp),
+            np.zeros(0, dtype=np.int64),
+            (None if columns.weight is None else empty),
+        )
+    # on the scores: cheap, and pushed down to the files
+    frame = columns.frame.filter(_score_filter(columns.score, spec, runs))
+    if shape is None and len(keys) > MAX_PIVOT_KEYS:
+        shape = "pairs"
+    elif shape is None:
+        sizes = summary["arrays"]["hist"][0][:, needed].sum(axis=1)
+        shape = pass2_shape(columns, frame, sizes)
+    if shape == "pivot":
+        values, counts, weights = _pivot_points(columns, frame, keys)
+        keep = needed[bins_of(values, spec)]
+        order = np.argsort(values[keep], kind="stable")
+        values, counts = values[keep][order], counts[keep][order]
+        at, rows = np.nonzero(counts)  # by score, then key: sorted
+        return (
+            values[at],
+            rows.astype(np.intp),
+            counts[at, rows],
+            None if weights is None else weights[keep][order][at, rows],
+        )
+    values, rows, counts, weights = _pair_points(columns, frame, keys)
+    keep = needed[bins_of(values, spec)]
+    values, rows, counts = values[keep], rows[keep], counts[keep]
     order = np.lexsort((rows, values))
     return (
         values[order],
         rows[order],
         counts[order],
-        None if weights is None else weights[order],
+        None if weights is None else weights[keep][order],
     )
 
 
