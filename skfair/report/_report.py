@@ -236,7 +236,9 @@ class AuditReport:
         -------
         arguments : dict
             ``sensitive_features``, ``combine`` and ``min_group_size`` (an
-            int: 1 when every group is kept, so that nothing warns again).
+            int: 1 when every group is kept, so that nothing warns again);
+            with survey weights also ``sample_weight``, so that every
+            figure is of the weighted distributions.
 
         Raises
         ------
@@ -245,11 +247,14 @@ class AuditReport:
         """
         if self.inputs is None:
             raise ValueError(AUDIT_DASK_FIGURES_ERROR)
-        return {
+        out = {
             "sensitive_features": self.inputs.sensitive_features,
             "combine": self.combine,
             "min_group_size": self.settings.keep,
         }
+        if self.inputs.weights is not None:
+            out["sample_weight"] = self.inputs.weights
+        return out
 
     # -- content shared by every rendering -------------------------------------
     def notes(self):
