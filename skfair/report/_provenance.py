@@ -79,7 +79,8 @@ class Provenance:
     ``n_people`` the people audited: the total weight of the rows kept (the
     rows kept without weights), once ``set_aside`` (the :class:`SetAside`
     groups) are removed. ``survey``: the weights are survey weights (not
-    whole numbers), ``n_audited_rows`` the rows kept (of positive weight).
+    whole numbers), ``n_audited_rows`` then the rows kept (of positive
+    weight; None without survey weights).
     """
 
     version: str
@@ -342,7 +343,7 @@ def prepare_audit(inputs, X, shown, *, sample_weight, exclude, dask):
         n_people=n_people,
         set_aside=set_aside,
         survey=weights is not None,
-        n_audited_rows=len(prepared[1]),
+        n_audited_rows=None if weights is None else len(weights),
     )
     return record, (*prepared, weights)
 

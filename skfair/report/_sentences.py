@@ -427,8 +427,9 @@ def _distribution_sentences(report):
         out.append(small)
     if d.share_near is not None:
         near = abs(d.score - report.threshold) <= d.epsilon
+        scores = "people's scores (weighted)" if survey_weighted(report) else "scores"
         out.append(
-            f"{_pct(d.share_near)} of the scores lie within ±{d.epsilon:g} of that "
+            f"{_pct(d.share_near)} of the {scores} lie within ±{d.epsilon:g} of that "
             f"score, and the decision threshold is {'' if near else 'not '}"
             f"among them; MCDP({d.epsilon:g}) = {d.local_value:.4f} is the gap "
             f"that persists over a window of ±{d.epsilon:g}, less sensitive to a "

@@ -278,3 +278,41 @@ def test_tradeoff_share_near_and_figures_are_weighted():
     figures = report.figures()
     mcdp = report.metrics.loc["mcdp", "value"]
     assert f"MCDP(0) = {mcdp:.4f}" in figures[0]["alt"]
+
+
+def test_exclude_with_survey_weights_counts_the_people_set_aside():
+    y, scores, frame, w = survey_sample(8, n=300)
+    report = audit(
+        y,
+        scores,
+        sensitive_features=frame,
+        sample_weight=w,
+        exclude={"west": "not in scope"},
+        **FAST,
+    )
+    west = (frame["region"] == "west").to_numpy()
+    assert report.n_samples == (~west).sum()
+    assert report.provenance.n_people == pytest.approx(w[~west].sum())
+    note = next(t for t in report.notes() if t.startswith("Set aside"))
+    assert f"west, {w[west].sum():,.1f} people; reason: not in scope." in note
+    table = report.groups.set_index("group")
+    assert table.loc["F", "size"] == pytest.approx(
+        w[~west & (frame["sex"] == "F").to_numpy()].sum()
+    )
+
+
+def test_rendered_report_shows_weighted_counts_rows_and_n_eff():
+    y, scores, frame, w = survey_sample(9, n=300)
+    report = audit(y, scores, sensitive_features=frame["sex"], sample_weight=w, **FAST)
+    text = report.to_markdown()
+    assert "| group | weighted size | rows | n\\_eff | deff |" in text
+    f = report.groups.set_index("group").loc["F"]
+    assert f"| F | {f['size']:,.1f} | {int(f['n_rows'])} | {f['n_eff']:,.1f} |" in (
+        text.replace(" (reference)", "")
+    )
+    assert "Wilson intervals on Kish's n\\_eff" in text
+    lead = report.to_dict()["headline"]["text"][0]
+    g = report.headline.threshold.reference
+    assert f"weighted n = {g.size:,.1f}, {g.n_rows:,} rows, n_eff = {g.n_eff:,.1f}" in (
+        lead
+    )
