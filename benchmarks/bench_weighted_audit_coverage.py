@@ -26,6 +26,12 @@ the sample's own distribution, biased by the design):
   most-selected group's (simultaneous over the pairs, Bonferroni), against
   the population's difference between the same two groups.
 
+``--scenario null`` gives every group the same scores (no shift), under
+the same design: every population gap is then (up to the finite
+population's sampling noise) 0, and the column "low > 0" (the share of
+replicates whose interval lies above 0, the report's evidence of a
+disparity) is the false-claim rate; the naive audit's is the design's bias.
+
 Run ``python benchmarks/bench_weighted_audit_coverage.py`` (``--replicates
 500``; ``--quick`` for a smoke run). The naive audits run their permutation
 tests (default permutations), so they take most of the time.
@@ -42,18 +48,21 @@ from skfair.metrics import abcc, delta_dp, mcdp
 
 GROUPS = np.array(["A", "B", "C"])
 SHARES = (0.2, 0.3, 0.5)
-SHIFT = {"A": 0.10, "B": 0.05, "C": 0.0}
+SHIFTS = {
+    "shift": {"A": 0.10, "B": 0.05, "C": 0.0},
+    "null": {"A": 0.0, "B": 0.0, "C": 0.0},
+}
 OVERSAMPLE = {"A": 4.0, "B": 2.0, "C": 1.0}
 POSITIVES = {"A": 3.0, "B": 1.5, "C": 1.0}  # the positives' extra factor
 METRICS = ("delta_dp", "delta_dp@0.5", "abcc", "mcdp", "mcdp@0.05")
 THRESHOLD = 0.5
 
 
-def population(n, seed):
+def population(n, seed, scenario="shift"):
     """The finite population: groups, scores, labels and inclusion probabilities."""
     rng = np.random.default_rng(seed)
     groups = rng.choice(GROUPS, n, p=SHARES)
-    shift = np.vectorize(SHIFT.get)(groups)
+    shift = np.vectorize(SHIFTS[scenario].get)(groups)
     scores = np.clip(rng.beta(2, 4, n) + shift, 0, 1)
     y = (rng.random(n) < scores).astype(int)
     extra = np.where(y == 1, np.vectorize(POSITIVES.get)(groups), 1.0)
@@ -103,7 +112,7 @@ class Tally:
     """Covered counts and widths per quantity."""
 
     def __init__(self):
-        self.hits, self.widths, self.counts = {}, {}, {}
+        self.hits, self.widths, self.counts, self.above = {}, {}, {}, {}
 
     def add(self, name, interval, truth):
         low, high = interval
@@ -113,13 +122,15 @@ class Tally:
         self.hits[name] = self.hits.get(name, 0) + int(
             low - 1e-12 <= truth <= high + 1e-12
         )
+        self.above[name] = self.above.get(name, 0) + int(low > 0)
         self.widths.setdefault(name, []).append(high - low)
 
     def row(self, name):
         n = self.counts.get(name, 0)
         if not n:
-            return float("nan"), float("nan"), 0
-        return self.hits[name] / n, float(np.mean(self.widths[name])), n
+            return float("nan"), float("nan"), float("nan"), 0
+        mean_width = float(np.mean(self.widths[name]))
+        return self.hits[name] / n, mean_width, self.above[name] / n, n
 
 
 def record(tally, found, diffs, truth, rates):
@@ -131,7 +142,7 @@ def record(tally, found, diffs, truth, rates):
 
 
 def run(args):
-    groups, scores, y, pi = population(args.population, args.seed)
+    groups, scores, y, pi = population(args.population, args.seed, args.scenario)
     truth, rates = truths(groups, scores)
     print(
         f"population: {args.population:,} people; group shares "
@@ -166,14 +177,15 @@ def run(args):
     print()
     print(
         f"{'quantity':<15} {'nominal':>7} {'coverage':>9} {'mean width':>11} "
-        f"{'naive coverage':>15} {'naive width':>12} {'intervals':>10}"
+        f"{'low > 0':>8} {'naive coverage':>15} {'naive width':>12} "
+        f"{'naive low > 0':>14} {'intervals':>10}"
     )
     for name in names:
-        cov, width, n = weighted.row(name)
-        ncov, nwidth, _ = naive.row(name)
+        cov, width, above, n = weighted.row(name)
+        ncov, nwidth, nabove, _ = naive.row(name)
         print(
-            f"{name:<15} {'0.95':>7} {cov:>9.3f} {width:>11.4f} "
-            f"{ncov:>15.3f} {nwidth:>12.4f} {n:>10}"
+            f"{name:<15} {'0.95':>7} {cov:>9.3f} {width:>11.4f} {above:>8.3f} "
+            f"{ncov:>15.3f} {nwidth:>12.4f} {nabove:>14.3f} {n:>10}"
         )
 
 
@@ -182,6 +194,7 @@ def main():
     parser.add_argument("--replicates", type=int, default=500)
     parser.add_argument("--population", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=20261203)
+    parser.add_argument("--scenario", choices=sorted(SHIFTS), default="shift")
     parser.add_argument("--no-naive", action="store_true")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()

@@ -88,7 +88,7 @@ class Provenance:
     n_rows: int
     checksum: str
     date: str
-    n_people: float
+    n_people: int | float
     weighted: bool = False
     set_aside: tuple = ()
     survey: bool = False
