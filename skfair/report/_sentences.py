@@ -264,9 +264,10 @@ def _gap_sentence(facts):
             f"{gap.value:.4f}"
         )
         if gap.left_out:
+            effective = "" if gap.lowest.n_eff is None else "effective (Kish) "
             part += (
-                f" (left out of this gap, fewer than {FEW_POSITIVES} {counts}: "
-                f"{_listing(gap.left_out)})"
+                f" (left out of this gap, fewer than {FEW_POSITIVES} "
+                f"{effective}{counts}: {_listing(gap.left_out)})"
             )
         parts.append(part)
     if not parts:

@@ -316,3 +316,26 @@ def test_rendered_report_shows_weighted_counts_rows_and_n_eff():
     assert f"weighted n = {g.size:,.1f}, {g.n_rows:,} rows, n_eff = {g.n_eff:,.1f}" in (
         lead
     )
+
+
+def test_few_effective_positives_leave_a_group_out_of_the_tpr_gap():
+    rng = np.random.default_rng(11)
+    g = np.repeat(["a", "b", "c"], [300, 300, 120])
+    scores = rng.random(g.size)
+    y = (rng.random(g.size) < scores).astype(int)
+    w = rng.uniform(1, 2, g.size)
+    positives_c = np.flatnonzero((g == "c") & (y == 1))
+    assert len(positives_c) >= 20
+    w[positives_c[0]] = 500.0  # one positive carries group c's positives
+    n_eff = _kish(w[positives_c])
+    assert n_eff < 10
+    report = audit(y, scores, sensitive_features=g, sample_weight=w, **FAST)
+    table = report.groups.set_index("group")
+    assert table.loc["c", "n_eff_positive"] == pytest.approx(n_eff)
+    assert bool(table.loc["c", "few_positives"])
+    gap = report.headline.threshold.tpr_gap
+    assert gap.left_out == ("c",)
+    tpr = table.loc[["a", "b"], "tpr"]
+    assert gap.value == pytest.approx(tpr.max() - tpr.min(), rel=1e-9)
+    text = " ".join(report.to_dict()["headline"]["text"])
+    assert "fewer than 10 effective (Kish) positives: c" in text
