@@ -203,9 +203,12 @@ def _add_group_arguments(parser):
     group.add_argument(
         "--weight",
         metavar="COL",
-        help="frequency weights (whole numbers: each row stands for that many "
-        "people) from column COL of --predictions; every count, rate, interval "
-        "and test is then of the people",
+        help="weights from column COL of --predictions: whole numbers are "
+        "frequency weights (each row stands for that many people; every count, "
+        "rate, interval and test is then of the people), other non-negative "
+        "values survey weights (e.g. 1 / inclusion probability: weighted "
+        "counts and rates, intervals on Kish's effective size, no tests, a "
+        "design-effect note; binary audits only)",
     )
     group.add_argument(
         "--exclude",

@@ -53,7 +53,7 @@ from ._facts import (
 from ._headline import binary_headline, computed_metrics
 from ._multiclass import audit_multiclass
 from ._multiclass_inputs import multiclass_inputs, multiclass_settings
-from ._provenance import prepare_audit
+from ._provenance import SURVEY_HFM_ERROR, SURVEY_TASK_ERROR, prepare_audit
 from ._regression import (
     audit_regression,
     check_regression_options,
@@ -274,12 +274,27 @@ def audit(
         heat map. The predicted class is the most probable (``threshold``
         "auto"); ``X``, ``pos_label`` and ``score_type`` do not apply.
     sample_weight : array-like of shape (n_samples,) or None, default=None
-        Frequency weights: non-negative whole numbers, each row standing for
-        that many people (e.g. rows aggregated by count). Every count, rate,
-        interval and test is then of the people (the rows are repeated by
-        their weight before the audit), and the notes say so. Non-integer
-        survey weights are refused (their design effect would change every
-        interval). Not on Dask.
+        Non-negative weights, not all 0 (NaN, infinite or negative values and
+        a wrong length are errors). Whole numbers are frequency weights, each
+        row standing for that many people (e.g. rows aggregated by count):
+        the rows are repeated by their weight before the audit, so every
+        count, rate, interval and test is of the people. Any other values
+        are survey weights (e.g. ``1 / inclusion probability``), binary
+        audits only: each row is kept once with its weight (rows of weight 0
+        are left out); every count of the group table is weighted
+        (``size``, beside ``n_rows`` and Kish's effective size ``n_eff =
+        (sum w)^2 / sum w^2`` and ``design_effect = n_rows / n_eff``), every
+        rate, metric, the trade-off and the figures are weighted; the
+        rates' Wilson and the headline's Newcombe intervals use the ``n_eff``
+        of their denominators, the metrics' intervals are the weighted
+        bootstrap band or the Welch and Newcombe intervals on ``n_eff``;
+        the tests (permutation, Kolmogorov–Smirnov, chi-square), the DKW
+        intervals and HFM, which do not hold under an unequal-probability
+        design, are not computed (p-values NaN; ``X`` is an error), and the
+        report says so; the small-group rules (under 30 people, under 10
+        positives) read ``n_eff``, and the notes give the design effect.
+        Coverage of these intervals under Poisson sampling:
+        ``benchmarks/bench_weighted_audit_coverage.py``. Not on Dask.
     exclude : label, sequence of labels, dict or None, default=None
         Groups set aside before the audit, by label (a value of one
         attribute, or the text of an intersection, ``"F & child"``): a
@@ -394,7 +409,8 @@ def audit(
     record, prepared = prepare_audit(
         inputs, X, shown, sample_weight=sample_weight, exclude=exclude, dask=dask
     )
-    y_true, y_score, sensitive_features, X = prepared
+    y_true, y_score, sensitive_features, X, weights = prepared
+    _check_survey(weights, y_true, y_score, task, X)
     report = _audit_rows(
         y_true,
         y_score,
@@ -416,6 +432,7 @@ def audit(
         task=task,
         classes=classes,
         dask=dask,
+        weights=weights,
     )
     report.provenance = record
     return report
@@ -443,8 +460,9 @@ def _audit_rows(
     task,
     classes,
     dask,
+    weights=None,
 ):
-    """:func:`audit` of the rows once weights and exclusions are applied."""
+    """:func:`audit` of the prepared rows (``weights``: survey weights, or None)."""
     score_type = check_score_type(score_type)
     task = check_task(task)
     settings = _check_settings(
@@ -499,8 +517,19 @@ def _audit_rows(
         raise ValueError(AUDIT_HFM_LABELS_ERROR)
     settings = dataclasses.replace(settings, pos_label=pos_label)
     resampling = _check_resampling(n, settings, *draws)
-    inputs = AuditInputs(scores, sensitive_features, y)
+    inputs = AuditInputs(scores, sensitive_features, y, weights)
     return _audit_in_memory(inputs, X, settings, resampling, progress)
+
+
+def _check_survey(weights, y_true, y_score, task, X):
+    """What survey ``weights`` cannot be audited with: other tasks, HFM."""
+    if weights is None:
+        return
+    task = detect_task(y_true, y_score, check_task(task))[0]
+    if task != "binary":
+        raise ValueError(SURVEY_TASK_ERROR.format(task=task))
+    if X is not None:
+        raise ValueError(SURVEY_HFM_ERROR)
 
 
 def _binary_labels(y_true, n_samples, pos_label):
@@ -525,7 +554,7 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
     evaluated once (MCDP with where it is attained), and the intervals and
     tests reuse those values and one set of resamples and permutations.
     """
-    scores, y = inputs.scores, inputs.y
+    scores, y, weights = inputs.scores, inputs.y, inputs.weights
     decisions = scores >= settings.threshold
     attributes, compared, tables, left_out, sensitive_features = audited_inputs(
         inputs.sensitive_features, len(scores), settings, resampling
@@ -533,12 +562,19 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
     progress("groups")
     groups, references = group_table(
         tables,
-        per_row_counts(scores, decisions, y),
+        per_row_counts(scores, decisions, y, weights),
         reference=settings.reference,
         confidence_level=settings.confidence_level,
     )
     results, details = computed_metrics(
-        scores, sensitive_features, settings, resampling, progress, groups, compared
+        scores,
+        sensitive_features,
+        settings,
+        resampling,
+        progress,
+        groups,
+        compared,
+        weights,
     )
     margin = settings.score_type == "margin"
     if margin:
@@ -549,7 +585,8 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
         tradeoff, advice = _tradeoff(inputs, sensitive_features, settings, compared)
     if X is not None:
         progress("HFM")
-    near = None if margin else scores[audited_rows(compared, details)]
+    rows = audited_rows(compared, details)
+    near = None if margin else scores[rows]
     return AuditReport(
         settings=settings,
         resampling=resampling,
@@ -559,7 +596,14 @@ def _audit_in_memory(inputs, X, settings, resampling, progress):
         metric_results=results,
         mcdp_details=details,
         headline=binary_headline(
-            groups, compared, settings, results, details, near, references
+            groups,
+            compared,
+            settings,
+            results,
+            details,
+            near,
+            references,
+            weights=None if weights is None else weights[rows],
         ),
         tradeoff=tradeoff,
         advice=advice,
@@ -581,6 +625,7 @@ def _tradeoff(inputs, sensitive_features, settings, compared):
         "sensitive_features": sensitive_features,
         "combine": settings.combine,
         "min_group_size": settings.keep,
+        "sample_weight": inputs.weights,  # survey weights: the weighted trade-off
     }
     t = settings.threshold
     # one call: the current threshold is among the candidates, and the

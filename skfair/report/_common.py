@@ -68,6 +68,47 @@ AUDIT_PHASES = (
 #: A group with fewer positive labels than this is flagged: its TPR and FNR
 #: rest on a handful of samples.
 FEW_POSITIVES = 10
+#: With survey weights: why the audit's tests are not run (a permutation
+#: test relabels rows as if exchangeable, and the exact and chi-square
+#: tests count rows; neither holds under an unequal-probability design).
+SURVEY_NO_TEST = (
+    "not tested: with survey weights the permutation, Kolmogorov–Smirnov and "
+    "chi-square tests (which treat rows as exchangeable, equally likely "
+    "draws) are not valid; read the interval (a weighted bootstrap or a "
+    "Kish-effective-size interval): a lower bound above 0 is the evidence "
+    "of a disparity"
+)
+#: With survey weights: how the group table's numbers are weighted.
+SURVEY_RATES = (
+    " With survey weights every count is a weighted count (the people the "
+    "rows stand for, beside the rows), every rate a weighted estimate, and "
+    "the Wilson and Newcombe intervals and the small-group rules (under 30 "
+    "people, under 10 positives) use Kish's effective size n_eff of each "
+    "denominator instead of its rows."
+)
+#: With survey weights: why the DKW interval is not given.
+SURVEY_NO_DKW = (
+    "The DKW interval is not given with survey weights: its inequality is "
+    "for unweighted independent samples."
+)
+
+
+def survey_weighted(report):
+    """Whether ``report`` was computed with survey weights (non-integer)."""
+    record = getattr(report, "provenance", None)
+    return record is not None and record.survey
+
+
+def group_support(groups):
+    """The groups' sizes for small-group rules: Kish's ``n_eff`` when weighted.
+
+    With survey weights the group table's ``size`` is a weighted count (the
+    people a group stands for), and its precision is that of ``n_eff``
+    samples; without, ``size`` itself.
+    """
+    return groups["n_eff"] if "n_eff" in groups else groups["size"]
+
+
 #: The four-fifths rule: a group's positive rate is within [0.8, 1.25] times
 #: the reference group's.
 FOUR_FIFTHS = 0.8

@@ -34,6 +34,7 @@ from ._common import (
     report_metrics,
 )
 from ._facts import MetricResult, TableReference
+from ._survey import effective_sizes, effective_trials, survey_per_row
 
 MARGIN_NOT_APPLICABLE = (
     "not applicable to margins (score_type='margin'): it needs scores in "
@@ -153,8 +154,13 @@ def audited_groupings(attributes, combine, keep, weights=None):
 
 
 # -- the per-group table -----------------------------------------------------------
-def per_row_counts(scores, decisions, y):
-    """The per-row quantities the group table sums (one row per sample)."""
+def per_row_counts(scores, decisions, y, weights=None):
+    """The per-row quantities the group table sums (one row per sample).
+
+    With survey ``weights``: :func:`~._survey.survey_per_row`.
+    """
+    if weights is not None:
+        return survey_per_row(scores, decisions, y, weights)
     out = {"size": None, "score_sum": scores, "n_selected": decisions}
     if y is not None:
         out.update(n_positive=y, tp=decisions & (y == 1))
@@ -189,6 +195,8 @@ def _counts(grouping, per_row):
         nan = np.full(n, np.nan)
         counts.update(dict.fromkeys(("n_positive", "n_negative", "tp"), nan))
         counts.update(dict.fromkeys(("fp", "fn", "tn"), nan))
+    if "weights" in per_row:
+        counts.update(effective_sizes(grouping, per_row, counts))
     return counts
 
 
@@ -234,24 +242,40 @@ def _reference_index(grouping, sizes, reference, component):
 
 def _grouping_frame(grouping, counts, ref, confidence_level):
     size = counts["size"]
+    weighted = "n_eff" in counts
     frame = {
         "grouping": grouping.name,
         "group": [group_label_text(label) for label in grouping.labels],
         "is_reference": np.arange(grouping.n_groups) == ref,
-        "size": size.astype(np.int64),
-        "share": size / size.sum(),
-        "mean_score": _ratio(counts["score_sum"], size),
+        "size": size if weighted else size.astype(np.int64),
     }
+    if weighted:  # the rows beside the weighted count, and their precision
+        frame["n_rows"] = counts["n_rows"].astype(np.int64)
+        frame["n_eff"] = counts["n_eff"]
+        frame["design_effect"] = _ratio(counts["n_rows"], counts["n_eff"])
+    frame["share"] = size / size.sum()
+    frame["mean_score"] = _ratio(counts["score_sum"], size)
     for key in ("n_positive", "n_selected", "tp", "fp", "fn", "tn"):
         values = counts[key]
-        frame[key] = values.astype(np.int64) if np.isfinite(values).all() else values
+        integral = np.isfinite(values).all() and not weighted
+        frame[key] = values.astype(np.int64) if integral else values
     for rate, (num, den) in _RATES.items():
         frame[rate] = _ratio(counts[num], counts[den])
-        low, high = proportion_interval(counts[num], counts[den], confidence_level)
+        if weighted:  # Wilson's interval on Kish's effective trials
+            trials = effective_trials(counts, den)
+            low, high = proportion_interval(
+                frame[rate] * trials, trials, confidence_level
+            )
+        else:
+            low, high = proportion_interval(counts[num], counts[den], confidence_level)
         frame[f"{rate}_low"], frame[f"{rate}_high"] = low, high
+    positives = counts["n_eff_positive"] if weighted else counts["n_positive"]
     labelled = np.isfinite(counts["n_positive"])
-    few = counts["n_positive"] < FEW_POSITIVES
+    few = positives < FEW_POSITIVES
     frame["few_positives"] = [bool(f) if labelled[0] else None for f in few]
+    if weighted:
+        frame["n_eff_positive"] = counts["n_eff_positive"]
+        frame["n_eff_negative"] = counts["n_eff_negative"]
     for rate in REFERENCE_RATES:
         values = frame[rate]
         frame[f"{rate}_ratio"] = _ratio(values, np.full_like(values, values[ref]))
@@ -401,7 +425,7 @@ def encoded_features(attributes, sensitive_features):
     )
 
 
-def check_metrics(scores, sensitive_features, settings):
+def check_metrics(scores, sensitive_features, settings, weights=None):
     """Each metric by its public function, once.
 
     Returns ``({key: value}, {key: reason}, {epsilon: MCDPResult})``. MCDP(0)
@@ -411,13 +435,15 @@ def check_metrics(scores, sensitive_features, settings):
     on these groups, e.g. ABPC with a one-sample group; the message is the
     reason (MCDP is defined on any two groups: its errors are raised). With
     margins (``score_type="margin"``) the metrics that need scores in [0, 1]
-    are not applicable, with the reason.
+    are not applicable, with the reason. ``weights``: survey weights (the
+    weighted metrics).
     """
     values, undefined, details = {}, {}, {}
     common = {
         "sensitive_features": sensitive_features,
         "combine": settings.combine,
         "min_group_size": settings.keep,
+        "sample_weight": weights,
     }
     for definition in report_metrics(settings):
         if settings.score_type == "margin":
@@ -469,7 +495,13 @@ def _infer(scores, sensitive_features, defined, options, values):
 
 
 def metrics_table(
-    scores, sensitive_features, settings, resampling, checked, progress=None
+    scores,
+    sensitive_features,
+    settings,
+    resampling,
+    checked,
+    progress=None,
+    weights=None,
 ):
     """A :class:`MetricResult` per metric of :func:`report_metrics`.
 
@@ -480,6 +512,8 @@ def metrics_table(
     (e.g. a resampling that needs two samples per group) keeps its value,
     with NaN intervals and the reason in ``inference_error``. ``progress``
     is infer_metrics' (resamples and permutations done, and their total).
+    With survey ``weights``: the weighted intervals, and no test nor DKW
+    interval (``infer_metrics(survey=True)``).
     """
     values, undefined = checked[:2]
     table = report_metrics(settings)
@@ -492,6 +526,8 @@ def metrics_table(
         "n_permutations": resampling.n_permutations,
         "random_state": resampling.random_state,
         "progress": progress,
+        "sample_weight": weights,
+        "survey": weights is not None,
     }
     inferred = _infer(scores, sensitive_features, defined, options, values)
     return [

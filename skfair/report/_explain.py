@@ -8,7 +8,17 @@ from __future__ import annotations
 import math
 
 from ..utils import SMALL_GROUP_SIZE
-from ._common import DASK_NOTE, FEW_POSITIVES, FOUR_FIFTHS, counted
+from ._common import (
+    DASK_NOTE,
+    FEW_POSITIVES,
+    FOUR_FIFTHS,
+    SURVEY_NO_DKW,
+    SURVEY_NO_TEST,
+    SURVEY_RATES,
+    counted,
+    group_support,
+    survey_weighted,
+)
 
 #: How each test is named in a sentence.
 TEST_NAMES = {
@@ -101,11 +111,13 @@ def _rates_text(report):
         "over the highest, of the groups compared. "
         "Rates are percentages; gaps between rates, and every metric, are "
         "fractions (0.05 is 5 percentage points); ratios of rates have 3 "
-        "decimals."
+        "decimals." + (SURVEY_RATES if survey_weighted(report) else "")
     )
 
 
 def _tests_text(report):
+    if survey_weighted(report):
+        return f"Tests of “no disparity”: {SURVEY_NO_TEST}."
     n = report.n_permutations
     floor = 1.0 / (n + 1)
     keys = {r.key for r in report.metric_results}
@@ -142,6 +154,11 @@ def _tradeoff_text(report):
         "with both outcomes has a positive rate of 0 or 1 "
         f"({advice.n_excluded} such thresholds here). A group without positive "
         "(negative) labels may have a positive rate of 0 (1)."
+        + (
+            " Every rate and score of the trade-off is weighted by the survey weights."
+            if survey_weighted(report)
+            else ""
+        )
     )
 
 
@@ -211,7 +228,13 @@ def interval_method_text(report):
     if used:
         described = [f"{name}: {_INTERVAL_METHODS.get(name, name)}" for name in used]
         parts.append(f"{level} intervals by method ({'; '.join(described)})")
-        if "band" in used and report.engine != "dask":
+        if "band" in used and survey_weighted(report):
+            parts.append(
+                f"the band uses {report.n_resamples} resamples of each group's "
+                "rows with their survey weights (a weighted bootstrap), and the "
+                "Welch and Newcombe intervals Kish's effective sizes"
+            )
+        elif "band" in used and report.engine != "dask":
             parts.append(
                 f"the band uses {report.n_resamples} resamples, each group "
                 "resampled on its own; an interval starts at 0 when the test "
@@ -272,10 +295,9 @@ def group_caveats(report, sizes, listing=", ".join):
     if report.left_out:
         out.append(f"{counted(len(report.left_out), 'small group')} left out")
     small = int((sizes < SMALL_GROUP_SIZE).sum())
+    what = "effective samples (Kish)" if survey_weighted(report) else "samples"
     if small:
-        out.append(
-            f"{counted(small, 'group')} of fewer than {SMALL_GROUP_SIZE} samples"
-        )
+        out.append(f"{counted(small, 'group')} of fewer than {SMALL_GROUP_SIZE} {what}")
     undefined = [r.short_name for r in report.metric_results if not r.defined]
     if undefined:
         out.append(f"{listing(undefined)} undefined here")
@@ -300,8 +322,14 @@ def small_group_notes(report, groups, places, uncertain, after=""):
             f"Left out (min_group_size = {report.min_group_size}): {names}. "
             f"These groups are in no {places} or figure."
         )
-    small = groups[groups["size"] < SMALL_GROUP_SIZE]
-    if len(small):
+    small = groups[group_support(groups) < SMALL_GROUP_SIZE]
+    if len(small) and "n_eff" in groups:
+        out.append(
+            f"Small groups (Kish effective size under {SMALL_GROUP_SIZE}): "
+            f"{_listed(small, 'n_eff', 'n_eff = {:,.1f}'.format)}. Their "
+            f"{uncertain} and every interval involving them are very uncertain."
+        )
+    elif len(small):
         out.append(
             f"Small groups: {_listed(small, 'size', 'n = {:,}'.format)}. Their "
             f"{uncertain} and every interval involving them are very uncertain"
@@ -320,7 +348,14 @@ def _group_notes(report):
         "; prefer the DKW interval there",
     )
     few = compared[compared["few_positives"] == True]  # noqa: E712
-    if len(few):
+    if len(few) and "n_eff" in compared:
+        out.append(
+            f"Few positives (Kish effective size of the positives under "
+            f"{FEW_POSITIVES}): "
+            f"{_listed(few, 'n_eff_positive', 'n_eff = {:,.1f}'.format)}. Their "
+            "TPR and FNR rest on a handful of samples; read the Wilson intervals."
+        )
+    elif len(few):
         out.append(
             f"Few positives (under {FEW_POSITIVES} positive labels): "
             f"{_listed(few, 'n_positive', int)}. Their TPR and FNR rest on a "
@@ -361,6 +396,8 @@ def metric_notes(report, without_labels, labels="labels"):
 def notes(report):
     """Plain-language notes on what the report can and cannot say."""
     out = [DASK_NOTE] if report.engine == "dask" else []
+    if survey_weighted(report):
+        out.append(SURVEY_NO_DKW)
     out += _group_notes(report)
     return out + metric_notes(
         report,

@@ -109,11 +109,16 @@ class AuditedData:
 
 @dataclass(frozen=True)
 class AuditInputs:
-    """The validated in-memory inputs (for figures and ``group_arguments``)."""
+    """The validated in-memory inputs (for figures and ``group_arguments``).
+
+    ``weights``: the rows' survey weights (None without, or with frequency
+    weights, applied by repeating the rows).
+    """
 
     scores: object
     sensitive_features: object
     y: object = None
+    weights: object = None
 
 
 @dataclass(frozen=True)
@@ -167,18 +172,27 @@ class GroupRate:
     ``n_positive`` the group's positive labels (None without labels);
     ``diff_low`` and ``diff_high`` Newcombe's hybrid score interval of the
     rate minus the comparison group's (NaN where not compared): a claim
-    that the group is selected less rests on ``diff_high < 0``.
+    that the group is selected less rests on ``diff_high < 0``. With survey
+    weights ``size`` and ``n_positive`` are weighted counts, ``n_rows`` the
+    group's rows and ``n_eff`` Kish's effective size (None without).
     """
 
     group: str
-    size: int
+    size: int | float
     rate: float
     low: float
     high: float
     ratio: float | None = None
-    n_positive: int | None = None
+    n_positive: int | float | None = None
     diff_low: float = float("nan")
     diff_high: float = float("nan")
+    n_eff: float | None = None
+    n_rows: int | None = None
+
+    @property
+    def support(self):
+        """The size small-group rules read: ``n_eff`` if weighted, else ``size``."""
+        return self.size if self.n_eff is None else self.n_eff
 
     @property
     def n_negative(self):

@@ -31,7 +31,13 @@ from ..metrics import abcc, abpc
 from ..metrics.inference import newcombe_interval
 from ..utils import SMALL_GROUP_SIZE
 from ..utils._labels import group_label_text
-from ._common import FEW_POSITIVES, FOUR_FIFTHS, counted, report_metrics
+from ._common import (
+    FEW_POSITIVES,
+    FOUR_FIFTHS,
+    counted,
+    group_support,
+    report_metrics,
+)
 from ._compute import between_groups, check_metrics, metrics_table, rate_closeness
 from ._facts import DistributionFacts, GroupRate, Headline, RateGap, ThresholdFacts
 
@@ -40,18 +46,43 @@ _MATCH = 1e-9  # a pair "attains" the metric's value within this
 
 
 # -- the threshold facts ---------------------------------------------------------
+def _weighted_fields(row):
+    """``n_eff`` and ``n_rows`` of a group table row with survey weights (else {})."""
+    if "n_eff" not in row:
+        return {}
+    return {"n_eff": float(row["n_eff"]), "n_rows": int(row["n_rows"])}
+
+
+def _count(value, row):
+    """A count of the group table: an int, a float when weighted (survey)."""
+    return float(value) if "n_eff" in row else int(value)
+
+
 def _group_rate(row, reference_rate):
     rate = float(row["positive_rate"])
     positives = float(row["n_positive"])
     return GroupRate(
         group=row["group"],
-        size=int(row["size"]),
+        size=_count(row["size"], row),
         rate=rate,
         low=float(row["positive_rate_low"]),
         high=float(row["positive_rate_high"]),
         ratio=rate / reference_rate if reference_rate > 0 else None,
-        n_positive=int(positives) if math.isfinite(positives) else None,
+        n_positive=_count(positives, row) if math.isfinite(positives) else None,
+        **_weighted_fields(row),
     )
+
+
+def _support(row, count="size"):
+    """A row's ``count`` for small-group rules: its Kish ``n_eff`` when weighted."""
+    if "n_eff" not in row:
+        return row[count]
+    effective = {
+        "size": "n_eff",
+        "n_positive": "n_eff_positive",
+        "n_negative": "n_eff_negative",
+    }
+    return row[effective[count]]
 
 
 def _rate_gap(records, rate, count):
@@ -65,10 +96,12 @@ def _rate_gap(records, rate, count):
     positives): there is no gap to state.
     """
     finite = [r for r in records if math.isfinite(float(r[rate]))]
-    enough = [r for r in finite if r[count] >= FEW_POSITIVES]
+    enough = [r for r in finite if _support(r, count) >= FEW_POSITIVES]
     left_out = ()
     if len(enough) >= 2:
-        left_out = tuple(r["group"] for r in finite if r[count] < FEW_POSITIVES)
+        left_out = tuple(
+            r["group"] for r in finite if _support(r, count) < FEW_POSITIVES
+        )
         finite = enough
     if len(finite) < 2:
         return None
@@ -76,7 +109,13 @@ def _rate_gap(records, rate, count):
     high = max(finite, key=lambda r: r[rate])
 
     def point(r):
-        return GroupRate(r["group"], int(r["size"]), float(r[rate]), *_bounds(r, rate))
+        return GroupRate(
+            r["group"],
+            _count(r["size"], r),
+            float(r[rate]),
+            *_bounds(r, rate),
+            **_weighted_fields(r),
+        )
 
     return RateGap(
         rate=rate,
@@ -123,14 +162,19 @@ def _comparison_index(records, eligible, given):
     """
     if given is not None:
         return given
-    large = [i for i in eligible if records[i]["size"] >= SMALL_GROUP_SIZE]
+    large = [i for i in eligible if _support(records[i]) >= SMALL_GROUP_SIZE]
     pool = large if len(large) >= 2 else eligible
     return max(pool, key=lambda i: (records[i]["positive_rate"], records[i]["size"]))
 
 
 def _with_difference(g, reference, z):
-    """``g`` with the Newcombe interval of its rate minus ``reference``'s."""
-    low, high = newcombe_interval(g.rate, g.size, reference.rate, reference.size, z)
+    """``g`` with the Newcombe interval of its rate minus ``reference``'s.
+
+    On the groups' Kish effective sizes with survey weights (``support``).
+    """
+    low, high = newcombe_interval(
+        g.rate, g.support, reference.rate, reference.support, z
+    )
     return dataclasses.replace(g, diff_low=float(low), diff_high=float(high))
 
 
@@ -232,29 +276,37 @@ def threshold_facts(
 
 
 def group_sizes(groups):
-    """``{(grouping, group text): size}`` from the report's group table."""
+    """``{(grouping, group text): size}`` from the report's group table.
+
+    The sizes of the small-group rules: Kish's ``n_eff`` (rounded down) with
+    survey weights (:func:`~._common.group_support`).
+    """
     return {
         (grouping, group): int(size)
         for grouping, group, size in zip(
-            groups["grouping"], groups["group"], groups["size"]
+            groups["grouping"], groups["group"], group_support(groups)
         )
     }
 
 
-def distribution_facts(results, details, scores, epsilon, groups, per_class=None):
+def distribution_facts(
+    results, details, scores, epsilon, groups, per_class=None, weights=None
+):
     """MCDP(0), where it is attained and the share of scores within ±ε of it.
 
     When the worst pair involves a group of fewer than ``SMALL_GROUP_SIZE``
     samples (a one-person group's CDF is a single step, so its gap to any
     group is large whatever the model does), the facts also name that group
     and the largest MCDP(0) among the pairs of larger groups: over every
-    class of ``per_class`` (``{class: MCDPResult}``) when given.
+    class of ``per_class`` (``{class: MCDPResult}``) when given. With survey
+    ``weights`` (of ``scores``) the share is the weighted share of people.
     """
     worst = details[0.0]
     by_key = {r.key: r for r in results}
     share = None
     if scores is not None:
-        share = float(np.mean(np.abs(scores - worst.threshold) <= epsilon))
+        near = np.abs(scores - worst.threshold) <= epsilon
+        share = float(np.average(near, weights=weights))
     sizes = group_sizes(groups)
     fixed = fixed_outcome_groups(groups)
     labels = tuple(group_label_text(g) for g in worst.groups)
@@ -326,11 +378,12 @@ def _largest_between_large_groups(pair_values, sizes, fixed=()):
 
 
 def binary_headline(
-    groups, compared, settings, results, details, scores, references=()
+    groups, compared, settings, results, details, scores, references=(), weights=None
 ):
     """A classifier's :class:`Headline`: at the threshold, then over all of them.
 
-    ``scores`` are those of the rows MCDP(0) compares (None: no share near it).
+    ``scores`` are those of the rows MCDP(0) compares (None: no share near
+    it), ``weights`` their survey weights (None without).
     """
     return Headline(
         threshold_facts(
@@ -340,7 +393,9 @@ def binary_headline(
             references=references,
             confidence_level=settings.confidence_level,
         ),
-        distribution_facts(results, details, scores, settings.epsilon, groups),
+        distribution_facts(
+            results, details, scores, settings.epsilon, groups, weights=weights
+        ),
     )
 
 
@@ -358,21 +413,27 @@ def _table_pair(groups, compared_names, column, value):
     return None, None
 
 
-def _pair_value(function, params, scores, codes, a, b):
+def _pair_value(function, params, scores, codes, a, b, weights=None):
     rows = (codes == a) | (codes == b)
     return function(
-        None, scores[rows], sensitive_features=codes[rows], min_group_size=1, **params
+        None,
+        scores[rows],
+        sensitive_features=codes[rows],
+        min_group_size=1,
+        sample_weight=None if weights is None else weights[rows],
+        **params,
     )
 
 
-def worst_pair(function, params, scores, grouping, value):
+def worst_pair(function, params, scores, grouping, value, weights=None):
     """The codes ``(a, b)`` of the pair whose metric is ``value``, or None.
 
     ABCC and ABPC are L1 distances (between CDFs, between densities), so
     ``d(a, b) <= d(a, p) + d(p, b)`` for a pivot group ``p`` (the largest):
     the pairs are evaluated in decreasing order of that bound, and only
     while it can reach ``value``; ``n_groups - 1`` evaluations and a few
-    more instead of every pair.
+    more instead of every pair. ``weights``: survey weights (the weighted
+    metric of each pair).
     """
     codes, n = grouping.codes, grouping.n_groups
     sizes = np.bincount(codes[codes >= 0], minlength=n)
@@ -380,7 +441,9 @@ def worst_pair(function, params, scores, grouping, value):
     to_pivot = np.zeros(n)
     for g in range(n):
         if g != pivot:
-            to_pivot[g] = _pair_value(function, params, scores, codes, pivot, g)
+            to_pivot[g] = _pair_value(
+                function, params, scores, codes, pivot, g, weights
+            )
             if abs(to_pivot[g] - value) <= _MATCH:
                 return pivot, g
     a, b = np.triu_indices(n, k=1)
@@ -391,17 +454,22 @@ def worst_pair(function, params, scores, grouping, value):
         if pivot in (a[k], b[k]):
             continue
         if (
-            abs(_pair_value(function, params, scores, codes, a[k], b[k]) - value)
+            abs(
+                _pair_value(function, params, scores, codes, a[k], b[k], weights)
+                - value
+            )
             <= _MATCH
         ):
             return int(a[k]), int(b[k])
     return None
 
 
-def _search_pair(result, definition, scores, compared):
+def _search_pair(result, definition, scores, compared, weights=None):
     function = _PAIR_FUNCTIONS[definition.metric]
     for grouping in compared:
-        found = worst_pair(function, definition.params, scores, grouping, result.value)
+        found = worst_pair(
+            function, definition.params, scores, grouping, result.value, weights
+        )
         if found is not None:
             labels = tuple(group_label_text(grouping.labels[g]) for g in found)
             return labels, grouping.name
@@ -409,14 +477,23 @@ def _search_pair(result, definition, scores, compared):
 
 
 def attach_pairs(
-    results, definitions, *, groups, compared, details, scores, mean="mean_score"
+    results,
+    definitions,
+    *,
+    groups,
+    compared,
+    details,
+    scores,
+    mean="mean_score",
+    weights=None,
 ):
     """``results`` with ``pair`` (and ``pair_grouping``) set where it is known.
 
     MCDP's pairs come from :func:`~skfair.metrics.mcdp_details`; ΔDP's from
     the group table (the groups of highest and lowest ``mean`` column, the
     mean score or prediction, or positive rate); ABCC's and ABPC's from
-    :func:`worst_pair` (in memory only: ``scores`` None leaves them out).
+    :func:`worst_pair` (in memory only: ``scores`` None leaves them out;
+    with survey ``weights``, of the weighted metric).
     """
     names = [g.name for g in compared]
     out = []
@@ -431,7 +508,9 @@ def attach_pairs(
                 column = "positive_rate" if definition.params else mean
                 pair, grouping = _table_pair(groups, names, column, result.value)
             elif scores is not None:
-                pair, grouping = _search_pair(result, definition, scores, compared)
+                pair, grouping = _search_pair(
+                    result, definition, scores, compared, weights
+                )
         out.append(dataclasses.replace(result, pair=pair, pair_grouping=grouping))
     return out
 
@@ -501,19 +580,34 @@ def mark_untestable(results, *, alpha, sizes, n_permutations, task="binary"):
 
 
 def computed_metrics(
-    scores, sensitive_features, settings, resampling, progress, groups, compared
+    scores,
+    sensitive_features,
+    settings,
+    resampling,
+    progress,
+    groups,
+    compared,
+    weights=None,
 ):
     """The metrics of in-memory scores, their intervals, tests and pairs.
 
     Returns ``(results, details)``: :func:`metrics_table`'s results through
-    :func:`finish_metrics`, and :func:`check_metrics`' MCDP details.
+    :func:`finish_metrics`, and :func:`check_metrics`' MCDP details. With
+    survey ``weights``: weighted metrics and intervals, no tests (each
+    result's ``untestable_reason`` says why).
     """
     progress("metrics")
-    checked = check_metrics(scores, sensitive_features, settings)
+    checked = check_metrics(scores, sensitive_features, settings, weights)
     details = checked[2]
     progress("intervals and tests")
     results = metrics_table(
-        scores, sensitive_features, settings, resampling, checked, progress.count
+        scores,
+        sensitive_features,
+        settings,
+        resampling,
+        checked,
+        progress.count,
+        weights=weights,
     )
     progress("where MCDP is attained")  # found with MCDP's value (check_metrics)
     results = finish_metrics(
@@ -524,14 +618,27 @@ def computed_metrics(
         details=details,
         scores=scores,
         n_permutations=resampling.n_permutations,
+        weights=weights,
     )
     return results, details
 
 
 def finish_metrics(
-    results, *, settings, groups, compared, details, scores, n_permutations
+    results,
+    *,
+    settings,
+    groups,
+    compared,
+    details,
+    scores,
+    n_permutations,
+    weights=None,
 ):
-    """The metrics with their pairs (:func:`attach_pairs`) and untestable tests."""
+    """The metrics with their pairs (:func:`attach_pairs`) and untestable tests.
+
+    With survey ``weights`` no test was run (:data:`~._common.SURVEY_NO_TEST`):
+    there is nothing to mark.
+    """
     definitions = report_metrics(settings)
     results = attach_pairs(
         results,
@@ -541,7 +648,10 @@ def finish_metrics(
         details=details,
         scores=scores,
         mean="mean_prediction" if settings.task == "regression" else "mean_score",
+        weights=weights,
     )
+    if weights is not None:  # no test was run (see SURVEY_NO_TEST)
+        return results
     return mark_untestable(
         results,
         alpha=settings.alpha,

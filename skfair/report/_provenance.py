@@ -1,9 +1,15 @@
 """What an audit was run on, and what it set aside: provenance, exclusions, weights.
 
 :func:`prepare_rows` applies ``exclude=`` (groups set aside by label, with the
-reason) and ``sample_weight=`` (integer frequency weights: each row stands for
-that many people, so every count, rate, interval and test is of the people)
-to the in-memory inputs before the audit; :func:`provenance_of` records the
+reason) and ``sample_weight=`` to the in-memory inputs before the audit.
+Whole-number weights are frequency weights: each row stands for that many
+people, and the rows are repeated by their weight, so every count, rate,
+interval and test is of the people. Any other non-negative weights are
+survey weights (e.g. inverse inclusion probabilities): the rows are kept
+once each with their weight (rows of weight 0 stand for no one and are
+dropped), and the audit computes weighted counts and estimates, intervals
+valid for such weights and a design-effect note
+(:func:`~._survey.design_effect_notes`). :func:`provenance_of` records the
 skfair version, the call, the input rows, their checksum and the date. The
 report's notes state both (:func:`record_notes`).
 """
@@ -19,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils._labels import group_label_text
+from ._survey import design_effect_notes, weighted_count
 
 EXCLUDE_ERROR = (
     "exclude must be a label, a sequence of group labels or a mapping "
@@ -30,11 +37,21 @@ EXCLUDE_UNKNOWN_ERROR = (
 )
 EXCLUDE_ALL_ERROR = "exclude sets aside every row: nothing is left to audit."
 WEIGHT_ERROR = (
-    "sample_weight must be non-negative whole numbers (frequency weights: each "
-    "row stands for that many people), of one per sample; got {reason}. "
-    "Non-integer survey weights are not supported yet: their design effect "
-    "would change every interval (round them, e.g. np.rint(w).astype(int), "
-    "only if they are frequency weights)."
+    "sample_weight must be finite non-negative numbers, one per sample, not "
+    "all 0 (whole numbers are frequency weights, each row standing for that "
+    "many people; other values survey weights, e.g. 1 / inclusion "
+    "probability); got {reason}."
+)
+SURVEY_TASK_ERROR = (
+    "survey weights (non-integer sample_weight) are supported for the audit "
+    "of a binary classifier; task={task!r} takes whole-number frequency "
+    "weights only (their intervals and tests do not yet carry a design "
+    "effect)."
+)
+SURVEY_HFM_ERROR = (
+    "X (for HFM) is not supported with survey weights (non-integer "
+    "sample_weight): HFM's set distances take no weights. Pass X=None, or "
+    "whole-number frequency weights."
 )
 DASK_OPTIONS_ERROR = (
     "sample_weight= and exclude= are not supported on Dask collections: "
@@ -59,9 +76,11 @@ class Provenance:
 
     ``checksum`` is the SHA-256 of the inputs as given (scores, labels,
     sensitive features and weights, in that order); ``n_rows`` their rows,
-    ``n_people`` the people audited: the total frequency weight of the rows
-    kept (the rows kept without weights), once ``set_aside`` (the
-    :class:`SetAside` groups) are removed.
+    ``n_people`` the people audited: the total weight of the rows kept (the
+    rows kept without weights), once ``set_aside`` (the :class:`SetAside`
+    groups) are removed. ``survey``: the weights are survey weights (not
+    whole numbers), ``n_audited_rows`` then the rows kept (of positive
+    weight; None without survey weights).
     """
 
     version: str
@@ -69,9 +88,11 @@ class Provenance:
     n_rows: int
     checksum: str
     date: str
-    n_people: int
+    n_people: int | float
     weighted: bool = False
     set_aside: tuple = ()
+    survey: bool = False
+    n_audited_rows: int | None = None
 
 
 def _frame(sensitive_features, n):
@@ -112,18 +133,34 @@ def _rows_of(frame, label):
 
 
 def _weights(sample_weight, n):
+    """``(weights, survey)``: float weights and whether they are not whole numbers.
+
+    ``(None, False)`` without weights. Raises :data:`WEIGHT_ERROR` for a
+    wrong shape or length, a non-numeric dtype, NaN, infinite or negative
+    values, or weights that are all 0.
+    """
     if sample_weight is None:
-        return None
+        return None, False
     w = np.asarray(sample_weight)
     if w.ndim != 1 or w.shape[0] != n:
         raise ValueError(WEIGHT_ERROR.format(reason=f"shape {w.shape} for {n} rows"))
-    try:
-        w = w.astype(np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(WEIGHT_ERROR.format(reason=f"dtype {w.dtype}")) from None
-    if not np.isfinite(w).all() or (w < 0).any() or (w != np.rint(w)).any():
-        raise ValueError(WEIGHT_ERROR.format(reason="non-integer or negative values"))
-    return w.astype(np.int64)
+    if w.dtype.kind not in "biuf":
+        raise ValueError(WEIGHT_ERROR.format(reason=f"dtype {w.dtype}"))
+    w = w.astype(np.float64)
+    bad = [
+        (~np.isfinite(w), "NaN or infinite"),
+        (np.isfinite(w) & (w < 0), "negative"),
+    ]
+    for rows, what in bad:
+        if rows.any():
+            first = int(np.flatnonzero(rows)[0])
+            reason = (
+                f"{int(rows.sum()):,} {what} value(s), the first {float(w[first])!r} "
+            )
+            raise ValueError(WEIGHT_ERROR.format(reason=reason + f"at row {first}"))
+    if not (w > 0).any():
+        raise ValueError(WEIGHT_ERROR.format(reason="weights that are all 0"))
+    return w, bool((w != np.rint(w)).any())
 
 
 def _take(value, index):
@@ -151,46 +188,65 @@ def _take(value, index):
 
 
 def prepare_rows(y_true, y_score, sensitive_features, X, *, sample_weight, exclude):
-    """The inputs with ``exclude`` set aside and rows repeated by their weight.
+    """The inputs with ``exclude`` set aside and the weights applied.
 
-    Returns ``(y_true, y_score, sensitive_features, X, set_aside, n_people)``.
+    Whole-number weights repeat each row by its weight (frequency weights);
+    survey weights keep each row of positive weight once, and are returned.
+    Returns ``(y_true, y_score, sensitive_features, X, weights, set_aside,
+    n_people)``: ``weights`` the survey weights of the rows kept (None for
+    frequency weights and without weights), ``n_people`` their total weight
+    (the rows kept without weights).
     """
     n = len(y_score)
-    weights = _weights(sample_weight, n)
-    wanted = _exclusions(exclude)
-    keep = np.ones(n, bool)
-    set_aside = []
-    if wanted:
-        frame = _frame(sensitive_features, n)
-        labels = sorted(
-            set(frame.astype(str).to_numpy().ravel())
-            | set(frame.astype(str).agg(" & ".join, axis=1))
-        )
-        for label, reason in wanted.items():
-            rows = _rows_of(frame, label)
-            if not rows.any():
-                raise ValueError(
-                    EXCLUDE_UNKNOWN_ERROR.format(label=label, labels=", ".join(labels))
-                )
-            count = int(rows.sum() if weights is None else weights[rows].sum())
-            set_aside.append(SetAside(label, reason, count))
-            keep &= ~rows
-        if not keep.any():
-            raise ValueError(EXCLUDE_ALL_ERROR)
+    weights, survey = _weights(sample_weight, n)
+    set_aside, keep = _set_aside(sensitive_features, n, exclude, weights)
     index = np.flatnonzero(keep)
-    if weights is not None:
-        index = np.repeat(index, weights[index])
-    n_people = len(index)
+    if survey:
+        index = index[weights[index] > 0]  # a weight of 0 stands for no one
+        n_people = float(weights[index].sum())
+    elif weights is not None:
+        index = np.repeat(index, weights[index].astype(np.int64))
+        n_people = len(index)
+    else:
+        n_people = len(index)
     if keep.all() and weights is None:
-        return y_true, y_score, sensitive_features, X, (), n_people
+        return y_true, y_score, sensitive_features, X, None, (), n_people
     return (
         _take(y_true, index),
         _take(y_score, index),
         _take(sensitive_features, index),
         _take(X, index),
+        weights[index] if survey else None,
         tuple(set_aside),
         n_people,
     )
+
+
+def _set_aside(sensitive_features, n, exclude, weights):
+    """``(set_aside, keep)``: the :class:`SetAside` groups and the rows kept."""
+    wanted = _exclusions(exclude)
+    keep = np.ones(n, bool)
+    set_aside = []
+    if not wanted:
+        return set_aside, keep
+    frame = _frame(sensitive_features, n)
+    labels = sorted(
+        set(frame.astype(str).to_numpy().ravel())
+        | set(frame.astype(str).agg(" & ".join, axis=1))
+    )
+    for label, reason in wanted.items():
+        rows = _rows_of(frame, label)
+        if not rows.any():
+            raise ValueError(
+                EXCLUDE_UNKNOWN_ERROR.format(label=label, labels=", ".join(labels))
+            )
+        count = rows.sum() if weights is None else weights[rows].sum()
+        count = float(count) if (count != np.rint(count)) else int(count)
+        set_aside.append(SetAside(label, reason, count))
+        keep &= ~rows
+    if not keep.any():
+        raise ValueError(EXCLUDE_ALL_ERROR)
+    return set_aside, keep
 
 
 def _digest(h, value):
@@ -245,7 +301,10 @@ _SHOWN_DEFAULTS = {
 
 
 def prepare_audit(inputs, X, shown, *, sample_weight, exclude, dask):
-    """``(provenance, (y_true, y_score, sensitive_features, X))`` for :func:`audit`.
+    """``(provenance, (y_true, y_score, sensitive_features, X, weights))`` for audit.
+
+    ``weights``: the survey weights of the rows kept, or None (no weights, or
+    whole numbers: the rows are repeated).
 
     ``shown``: the options the call text names when not at their default.
     On Dask (``dask``) the inputs pass as they are, without a provenance.
@@ -255,7 +314,7 @@ def prepare_audit(inputs, X, shown, *, sample_weight, exclude, dask):
     if dask:
         if sample_weight is not None or exclude is not None:
             raise ValueError(DASK_OPTIONS_ERROR)
-        return None, (y_true, y_score, sensitive_features, X)
+        return None, (y_true, y_score, sensitive_features, X, None)
     options = {
         k: v
         for k, v in shown.items()
@@ -271,7 +330,7 @@ def prepare_audit(inputs, X, shown, *, sample_weight, exclude, dask):
         sample_weight,
         n_people=0,
     )
-    *prepared, set_aside, n_people = prepare_rows(
+    *prepared, weights, set_aside, n_people = prepare_rows(
         y_true,
         y_score,
         sensitive_features,
@@ -279,8 +338,14 @@ def prepare_audit(inputs, X, shown, *, sample_weight, exclude, dask):
         sample_weight=sample_weight,
         exclude=exclude,
     )
-    record = dataclasses.replace(record, n_people=n_people, set_aside=set_aside)
-    return record, tuple(prepared)
+    record = dataclasses.replace(
+        record,
+        n_people=n_people,
+        set_aside=set_aside,
+        survey=weights is not None,
+        n_audited_rows=None if weights is None else len(weights),
+    )
+    return record, (*prepared, weights)
 
 
 def record_notes(report):
@@ -291,10 +356,21 @@ def record_notes(report):
     out = []
     for s in p.set_aside:
         out.append(
-            f"Set aside before the audit (exclude): {s.label}, {s.n_rows:,} "
+            f"Set aside before the audit (exclude): {s.label}, "
+            f"{weighted_count(s.n_rows) if p.survey else f'{s.n_rows:,}'} "
             f"{'people' if p.weighted else 'rows'}; reason: {s.reason}."
         )
-    if p.weighted:
+    if p.survey:
+        out.append(
+            "Weights: sample_weight as survey weights (not whole numbers: each "
+            f"row stands for its weight in people): the {p.n_audited_rows:,} "
+            f"rows audited stand for {weighted_count(p.n_people)} people. Every "
+            "count is a weighted count (the group table's size, beside its "
+            "rows, n_rows), every rate and metric a weighted estimate; rows "
+            "of weight 0 stand for no one and are left out."
+        )
+        out += design_effect_notes(report)
+    elif p.weighted:
         out.append(
             f"Weights: sample_weight as frequency weights (whole numbers): the "
             f"{p.n_rows:,} input rows stand for {p.n_people:,} people, and every "

@@ -85,7 +85,12 @@ class AuditReport:
         for ``positive_rate``, ``tpr``, ``fpr`` and ``fnr`` the ratio
         (``<rate>_ratio``) and difference (``<rate>_diff``) to the reference
         group, and ``four_fifths`` (the ratio of positive rates within
-        [0.8, 1.25]). Label-based columns are NaN without labels. For a
+        [0.8, 1.25]). Label-based columns are NaN without labels. With
+        survey weights (non-integer ``sample_weight``) the counts are
+        weighted (floats), and ``n_rows``, ``n_eff`` (Kish's effective size),
+        ``design_effect`` (``n_rows / n_eff``), ``n_eff_positive`` and
+        ``n_eff_negative`` follow; the Wilson intervals are on the ``n_eff``
+        of each rate's denominator. For a
         regression audit (``settings.task == "regression"``): size, share,
         ``mean_prediction``, the quantiles ``q10``, ``q50``, ``q90`` and,
         with true values, ``mean_true``, ``mean_residual``, ``mae``,
@@ -236,7 +241,9 @@ class AuditReport:
         -------
         arguments : dict
             ``sensitive_features``, ``combine`` and ``min_group_size`` (an
-            int: 1 when every group is kept, so that nothing warns again).
+            int: 1 when every group is kept, so that nothing warns again);
+            with survey weights also ``sample_weight``, so that every
+            figure is of the weighted distributions.
 
         Raises
         ------
@@ -245,11 +252,14 @@ class AuditReport:
         """
         if self.inputs is None:
             raise ValueError(AUDIT_DASK_FIGURES_ERROR)
-        return {
+        out = {
             "sensitive_features": self.inputs.sensitive_features,
             "combine": self.combine,
             "min_group_size": self.settings.keep,
         }
+        if self.inputs.weights is not None:
+            out["sample_weight"] = self.inputs.weights
+        return out
 
     # -- content shared by every rendering -------------------------------------
     def notes(self):

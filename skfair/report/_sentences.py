@@ -20,6 +20,8 @@ from ._common import (
     format_percent,
     format_pvalue,
     format_ratio,
+    group_support,
+    survey_weighted,
 )
 from ._explain import (
     compared_groups,
@@ -31,6 +33,7 @@ from ._explain import (
     read_with_care,
     test_phrase,
 )
+from ._survey import weighted_count
 
 __all__ = ["headline", "lead", "methods", "notes", "plain_summary"]
 
@@ -50,9 +53,19 @@ def _listing(names):
     return shown
 
 
+def _size_text(g):
+    """``"n = 1,234"``; with survey weights the weighted count, rows and ``n_eff``."""
+    if g.n_eff is None:
+        return f"n = {g.size:,}"
+    return (
+        f"weighted n = {weighted_count(g.size)}, {g.n_rows:,} rows, "
+        f"n_eff = {g.n_eff:,.1f}"
+    )
+
+
 def _who(g):
     """``"b (n = 1,234)"``."""
-    return f"{g.group} (n = {g.size:,})"
+    return f"{g.group} ({_size_text(g)})"
 
 
 def _rate_with_interval(g):
@@ -62,8 +75,14 @@ def _rate_with_interval(g):
 def lead(report):
     s = report.settings
     label = "—" if s.pos_label is None else repr(s.pos_label)
+    samples = f"{report.n_samples:,} samples"
+    if survey_weighted(report):
+        samples = (
+            f"{report.n_samples:,} rows standing for "
+            f"{weighted_count(report.provenance.n_people)} people (survey weights)"
+        )
     return (
-        f"{report.n_samples:,} samples; sensitive attribute(s): "
+        f"{samples}; sensitive attribute(s): "
         f"{', '.join(map(str, report.data.attributes))}; decision: positive "
         f"when {decision_rule(s)}; positive label: {label}; "
         f"ε = {s.epsilon:g}."
@@ -73,12 +92,12 @@ def lead(report):
 # -- the headline ------------------------------------------------------------------
 def _small(g):
     """``", a small group"`` for a group of fewer than ``SMALL_GROUP_SIZE``."""
-    return ", a small group" if g.size < SMALL_GROUP_SIZE else ""
+    return ", a small group" if g.support < SMALL_GROUP_SIZE else ""
 
 
 def _who_small(g):
     """``"b (n = 12, a small group)"`` or ``"b (n = 1,234)"``."""
-    return f"{g.group} (n = {g.size:,}{_small(g)})"
+    return f"{g.group} ({_size_text(g)}{_small(g)})"
 
 
 def _standard(facts):
@@ -245,9 +264,10 @@ def _gap_sentence(facts):
             f"{gap.value:.4f}"
         )
         if gap.left_out:
+            effective = "" if gap.lowest.n_eff is None else "effective (Kish) "
             part += (
-                f" (left out of this gap, fewer than {FEW_POSITIVES} {counts}: "
-                f"{_listing(gap.left_out)})"
+                f" (left out of this gap, fewer than {FEW_POSITIVES} "
+                f"{effective}{counts}: {_listing(gap.left_out)})"
             )
         parts.append(part)
     if not parts:
@@ -299,6 +319,8 @@ def evidence(report, result):
             f"untestable here: its {test_phrase(result.test)} cannot decide "
             f"({result.untestable_reason.split(':')[0]}; see the notes)"
         )
+    if survey_weighted(report):
+        return _survey_evidence(result)
     if report.engine == "dask" or not math.isfinite(result.pvalue):
         return "no p-value (see the notes)"
     p, level = result.pvalue, report.settings.alpha
@@ -324,6 +346,21 @@ def evidence(report, result):
     return said
 
 
+def _survey_evidence(result):
+    """What a metric's interval says with survey weights (no test is run)."""
+    low = interval_of(result)[0]
+    said = "not tested (survey weights; see the notes)"
+    if low is None or not math.isfinite(low):
+        return said + ", and no interval"
+    if low > 0:
+        return (
+            f"{said}; its weighted interval lies above 0: a disparity at the "
+            "interval's confidence level, for this metric alone (no correction "
+            "over the audit's metrics)"
+        )
+    return f"{said}; its weighted interval contains 0: no evidence of a disparity"
+
+
 def _metric(report, key):
     return next(r for r in report.metric_results if r.key == key)
 
@@ -340,12 +377,13 @@ def mcdp_clauses(report, key="mcdp"):
     return interval_clause(row), evidence(report, row)
 
 
-def small_pair_sentence(d):
+def small_pair_sentence(d, survey=False):
     """What MCDP(0)'s worst pair means when one of its groups is tiny, or None.
 
     A group of a few samples has a CDF of a few steps, so its gap to any
     other group is large whatever the model does; the sentence names it and
-    states the largest gap between groups of ``SMALL_GROUP_SIZE`` or more.
+    states the largest gap between groups of ``SMALL_GROUP_SIZE`` or more
+    (Kish effective sizes with ``survey`` weights).
     """
     fixed = getattr(d, "fixed_group", None)
     if d.small_group is None and fixed is None:
@@ -353,8 +391,9 @@ def small_pair_sentence(d):
     texts = []
     if d.small_group is not None:
         label, n = d.small_group
+        size = f"effective size {n}" if survey else counted(n, "person", "people")
         texts.append(
-            f"{label}, a group of {counted(n, 'person', 'people')}, whose CDF has "
+            f"{label}, a group of {size}, whose CDF has "
             "too few steps for the gap to say much about the model"
         )
     if fixed is not None:
@@ -384,13 +423,14 @@ def _distribution_sentences(report):
         f"is MCDP(0) = {d.value:.4f} ({' vs '.join(d.groups)}, at the score "
         f"{d.score:.3g}{interval}; {said})."
     ]
-    small = small_pair_sentence(d)
+    small = small_pair_sentence(d, survey_weighted(report))
     if small:
         out.append(small)
     if d.share_near is not None:
         near = abs(d.score - report.threshold) <= d.epsilon
+        scores = "people's scores (weighted)" if survey_weighted(report) else "scores"
         out.append(
-            f"{_pct(d.share_near)} of the scores lie within ±{d.epsilon:g} of that "
+            f"{_pct(d.share_near)} of the {scores} lie within ±{d.epsilon:g} of that "
             f"score, and the decision threshold is {'' if near else 'not '}"
             f"among them; MCDP({d.epsilon:g}) = {d.local_value:.4f} is the gap "
             f"that persists over a window of ±{d.epsilon:g}, less sensitive to a "
@@ -432,9 +472,14 @@ def _decision_sentence(facts):
     sentence = (
         f"The four-fifths rule fails: the farthest group is {_farthest_text(facts)}."
     )
-    if f.size < SMALL_GROUP_SIZE:
+    if f.support < SMALL_GROUP_SIZE:
+        only = (
+            counted(f.size, "person", "people")
+            if f.n_eff is None
+            else f"an effective size of {f.n_eff:,.1f}"
+        )
         sentence += (
-            f" With only {counted(f.size, 'person', 'people')}, its positive "
+            f" With only {only}, its positive "
             f"rate is very uncertain ({_pct(f.low)}–{_pct(f.high)})."
         )
     return sentence
@@ -514,6 +559,12 @@ def _verdict_sentences(report, noun="scores"):
             "No test that can decide finds a difference between the groups' "
             f"{noun} beyond chance at the {level:g} level ({family}): "
             f"{cited(decidable)}. This is no evidence that they are equal."
+        ]
+    elif survey_weighted(report):
+        out = [
+            "No test is run with survey weights (see the notes): read each "
+            "metric's weighted interval, whose lower bound above 0 is the "
+            "evidence of a disparity."
         ]
     else:
         out = [f"No test here can decide whether the groups' {noun} differ."]
@@ -609,7 +660,7 @@ def advice_sentences(report):
 
 def _caveats(report):
     compared = compared_groups(report)
-    out = group_caveats(report, compared["size"])
+    out = group_caveats(report, group_support(compared))
     few = int((compared["few_positives"] == True).sum())  # noqa: E712
     if few:
         out.append(f"{counted(few, 'group')} with fewer than {FEW_POSITIVES} positives")

@@ -9,6 +9,7 @@ import math
 
 from ._common import format_interval, format_number, format_percent, format_ratio
 from ._explain import interval_of
+from ._survey import weighted_count
 
 METRIC_HELP = (
     "All metrics compare the groups' score distributions, lower is fairer; "
@@ -126,19 +127,29 @@ _TITLES = {
 }
 
 
+def _weighted(value):
+    return weighted_count(value) if _finite(value) else "—"
+
+
 def _count_table(records, labelled):
+    weighted = "n_eff" in records[0]  # survey weights: weighted counts, rows, n_eff
+    count = _weighted if weighted else _count
     header = ["group", "size", "share", "selected"]
+    if weighted:
+        header = ["group", "weighted size", "rows", "n_eff", "deff"]
+        header += ["share", "selected (weighted)"]
     if labelled:
         header += ["positives", "TP", "FP", "FN", "TN"]
     rows = [
-        [
-            _group_name(r),
-            _count(r["size"]),
-            format_percent(r["share"]),
-            _count(r["n_selected"]),
-        ]
+        [_group_name(r), count(r["size"])]
         + (
-            [_count(r[k]) for k in ("n_positive", "tp", "fp", "fn", "tn")]
+            [_count(r["n_rows"]), f"{r['n_eff']:,.1f}", f"{r['design_effect']:.2f}"]
+            if weighted
+            else []
+        )
+        + [format_percent(r["share"]), count(r["n_selected"])]
+        + (
+            [count(r[k]) for k in ("n_positive", "tp", "fp", "fn", "tn")]
             if labelled
             else []
         )
@@ -192,13 +203,14 @@ def group_tables(report):
     out = []
     for name, frame in report.groups.groupby("grouping", sort=False):
         records = frame.to_dict(orient="records")
+        on = " on Kish's n_eff" if "n_eff" in frame else ""
         out.append(
             (
                 name,
                 [
                     ("Counts", *_count_table(records, labelled)),
                     (
-                        f"Rates with {level} Wilson intervals",
+                        f"Rates with {level} Wilson intervals{on}",
                         *_rate_table(records, labelled),
                     ),
                     (

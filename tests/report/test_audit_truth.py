@@ -438,8 +438,8 @@ def test_integer_weights_are_frequency_weights():
     assert any(
         f"the {len(y):,} input rows stand for {w.sum():,} people" in n for n in notes
     )
-    with pytest.raises(ValueError, match="whole numbers"):
-        audit(y, scores, sensitive_features=frame, sample_weight=w + 0.5, **FAST)
+    with pytest.raises(ValueError, match="finite non-negative numbers"):
+        audit(y, scores, sensitive_features=frame, sample_weight=w - 0.5, **FAST)
 
 
 def test_exclude_sets_groups_aside_with_the_reason():

@@ -26,6 +26,8 @@ def infer_metrics(
     min_group_size,
     estimates=None,
     progress=None,
+    sample_weight=None,
+    survey=False,
 ):
     """Every metric's value, confidence intervals and p-value, on one sort.
 
@@ -81,13 +83,13 @@ def infer_metrics(
           (:func:`~skfair.metrics.inference.permutation_resolution`; NaN for
           the other tests).
     """
-    data = (None, y_score, sensitive_features, None, combine)
+    data = (None, y_score, sensitive_features, sample_weight, combine)
     estimates, shared = shared_sort(data, specs, min_group_size, estimates)
     rng = random_generator(random_state)
     methods = [auto_method(s, shared) for s in specs]
     band = interval_band(shared, [s for s, m in zip(specs, methods) if m == "band"])
     closed = [closed_form_pvalue(shared, s) for s in specs]
-    permuted = [j for j, c in enumerate(closed) if c is None]
+    permuted = [] if survey else [j for j, c in enumerate(closed) if c is None]
     counter = _Counter(
         progress,
         (0 if band is None else n_resamples)
@@ -102,10 +104,16 @@ def infer_metrics(
     low, high = interval_bounds(shared, specs, methods, confidence_level, band, maxima)
     # DKW bounds CDF gaps, and ABCC and ΔDP_c only for scores in [0, 1]
     dkw_at = [j for j, s in enumerate(specs) if metric_upper(shared, s) == 1.0]
+    if survey:
+        dkw_at = []
     dkw_low, dkw_high = dkw_bounds(shared, [specs[j] for j in dkw_at], confidence_level)
-    pvalues, tests, floors = _pvalues(
-        shared, specs, closed, n_permutations, rng, counter
-    )
+    if survey:
+        pvalues, tests = np.full(len(specs), np.nan), [""] * len(specs)
+        floors = [float("nan")] * len(specs)
+    else:
+        pvalues, tests, floors = _pvalues(
+            shared, specs, closed, n_permutations, rng, counter
+        )
     low = zero_if_not_rejected(low, pvalues, confidence_level)
     rows = []
     for j in range(len(specs)):
