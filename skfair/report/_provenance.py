@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils._labels import group_label_text
+from ..utils._validation import check_same_index
 from ._survey import design_effect_notes, weighted_count
 
 EXCLUDE_ERROR = (
@@ -311,6 +312,14 @@ def prepare_audit(inputs, X, shown, *, sample_weight, exclude, dask):
     """
     y_true, y_score = inputs["y_true"], inputs["y_score"]
     sensitive_features = inputs["sensitive_features"]
+    if not dask:  # before exclude= and the weights reset the rows' indexes
+        check_same_index(
+            y_true=y_true,
+            y_score=y_score,
+            sensitive_features=sensitive_features,
+            X=X,
+            sample_weight=sample_weight,
+        )
     if dask:
         if sample_weight is not None or exclude is not None:
             raise ValueError(DASK_OPTIONS_ERROR)

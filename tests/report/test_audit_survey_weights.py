@@ -339,3 +339,39 @@ def test_few_effective_positives_leave_a_group_out_of_the_tpr_gap():
     assert gap.value == pytest.approx(tpr.max() - tpr.min(), rel=1e-9)
     text = " ".join(report.to_dict()["headline"]["text"])
     assert "fewer than 10 effective (Kish) positives: c" in text
+
+
+@pytest.mark.parametrize("weights", ["survey", "integer"])
+@pytest.mark.parametrize("exclude", [None, "c"])
+def test_weights_with_another_index_are_refused(weights, exclude):
+    """A weight Series indexed differently from the scores is not paired by
+    position (neither before nor after exclude= and the weights reset the
+    rows)."""
+    rng = np.random.default_rng(3)
+    n = 300
+    scores = pd.Series(rng.random(n))
+    y = pd.Series((rng.random(n) < scores).astype(int))
+    groups = pd.Series(rng.choice(["a", "b", "c"], n))
+    values = rng.uniform(0.5, 2.0, n) if weights == "survey" else rng.integers(1, 3, n)
+    shuffled = pd.Series(values, index=np.arange(n)[::-1])
+    with pytest.raises(ValueError, match="index"):
+        audit(
+            y,
+            scores,
+            sensitive_features=groups,
+            sample_weight=shuffled,
+            exclude=exclude,
+            n_resamples=19,
+            n_permutations=19,
+        )
+    shifted = groups.set_axis(np.arange(n) + 1)  # the groups, misaligned
+    with pytest.raises(ValueError, match="index"):
+        audit(
+            y,
+            scores,
+            sensitive_features=shifted,
+            sample_weight=values,
+            exclude=exclude,
+            n_resamples=19,
+            n_permutations=19,
+        )
