@@ -735,8 +735,9 @@ def all_pair_areas(sorted_scores, worst_only=False):
     (:func:`worst_abcc`, as a one-element list). The CDFs are ``cum /
     total`` (weights or ones), the gaps their differences: the pair-by-pair
     path's values up to the order of summation (about 1e-16 relative).
-    None when a group has no weight (its CDF is undefined: the pair-by-pair
-    path says so) or with two groups (one pair, sorted with its gap).
+    Every group has a positive weight (the public functions refuse a group
+    of total weight 0). None with two groups (one pair, sorted with its
+    gap).
     """
     if sorted_scores.gap is not None:
         return None
@@ -749,9 +750,6 @@ def all_pair_areas(sorted_scores, worst_only=False):
     integral = weights is None
     if weights is None:
         weights = np.ones(values.shape[0])
-    totals = np.bincount(codes, weights=weights, minlength=n_groups)
-    if not (totals > 0).all():
-        return None
     padded, point_of, _ = padded_points(values)
     steps = group_steps(
         point_of, codes, n_groups, padded.shape[0], weights, integral=integral

@@ -83,14 +83,8 @@ def pivot_cut(n_groups, row_of, n_pairs):
     """
     if not use_pivots(n_groups) or n_pairs != n_groups * (n_groups - 1) // 2:
         return None
-    bounds, best, pivot, used = [], -np.inf, 0, set()
-    for _ in range(_N_PIVOTS):
-        used.add(pivot)
-        bound, value = row_of(pivot)
-        bounds.append(bound)
-        best = max(best, float(np.max(value)))
-        ranked = np.argsort(-bound, kind="stable")
-        pivot = int(next((g for g in ranked if g not in used), pivot))
+    _, bounds, values = pivot_rows(n_groups, row_of)
+    best = max(float(np.max(value)) for value in values)
     found = triangle_pairs(bounds, best)
     if found is None:
         return None
