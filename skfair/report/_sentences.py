@@ -33,7 +33,7 @@ from ._explain import (
     read_with_care,
     test_phrase,
 )
-from ._survey import weighted_count
+from ._survey import rows_text, weighted_count
 
 __all__ = ["headline", "lead", "methods", "notes", "plain_summary"]
 
@@ -58,7 +58,7 @@ def _size_text(g):
     if g.n_eff is None:
         return f"n = {g.size:,}"
     return (
-        f"weighted n = {weighted_count(g.size)}, {g.n_rows:,} rows, "
+        f"weighted n = {weighted_count(g.size)}, {rows_text(g.n_rows)}, "
         f"n_eff = {g.n_eff:,.1f}"
     )
 
@@ -358,7 +358,10 @@ def _survey_evidence(result):
             "interval's confidence level, for this metric alone (no correction "
             "over the audit's metrics)"
         )
-    return f"{said}; its weighted interval contains 0: no evidence of a disparity"
+    return (
+        f"{said}; its weighted interval contains 0: the gap may be noise "
+        "(which does not show that the groups are alike)"
+    )
 
 
 def _metric(report, key):

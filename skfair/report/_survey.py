@@ -86,6 +86,12 @@ def effective_trials(counts, denominator):
     return counts[_TRIALS[denominator]]
 
 
+def rows_text(n_rows):
+    """``"1 row"`` or ``"1,234 rows"``."""
+    n_rows = int(n_rows)
+    return f"{n_rows:,} row" + ("" if n_rows == 1 else "s")
+
+
 def weighted_count(value):
     """A weighted count as the report writes it: ``"1,234.5"`` (one decimal)."""
     return f"{float(value):,.1f}"
@@ -107,7 +113,7 @@ def design_effect_notes(report):
     n_eff = float(w.sum() ** 2 / (w * w).sum())
     worst = compared.sort_values("design_effect", ascending=False).head(_LISTED)
     listed = "; ".join(
-        f"{r['group']}: {int(r['n_rows']):,} rows, n_eff {r['n_eff']:,.1f}, "
+        f"{r['group']}: {rows_text(r['n_rows'])}, n_eff {r['n_eff']:,.1f}, "
         f"deff {r['design_effect']:.2f}"
         for r in worst.to_dict(orient="records")
     )

@@ -375,3 +375,34 @@ def test_weights_with_another_index_are_refused(weights, exclude):
             n_resamples=19,
             n_permutations=19,
         )
+
+
+def test_one_row_group_reads_one_row_and_no_test_is_not_parity():
+    """A one-row group with survey weights: "1 row"; an interval containing 0
+    is not read as the groups being alike."""
+    from skfair.report._survey import rows_text
+
+    assert (rows_text(1), rows_text(2), rows_text(1234)) == (
+        "1 row",
+        "2 rows",
+        "1,234 rows",
+    )
+    rng = np.random.default_rng(1)
+    n = 400
+    groups = np.array(rng.choice(["a", "b"], n), dtype=object)
+    groups[0] = "solo"
+    scores = rng.random(n)
+    y = (rng.random(n) < scores).astype(int)
+    report = audit(
+        y,
+        scores,
+        sensitive_features=groups,
+        sample_weight=rng.uniform(0.3, 4.0, n),
+        n_resamples=19,
+        n_permutations=19,
+        random_state=0,
+        min_group_size=1,
+    )
+    text = " ".join(report.to_dict()["headline"]["text"])
+    assert "1 rows" not in text and "no evidence of a disparity" not in text
+    assert "1 row," in text
