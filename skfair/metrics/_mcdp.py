@@ -19,6 +19,8 @@ from ._dask import dask_dispatch
 from ._dist_inputs import ScoreData
 from ._frame_arg import frame_dispatch
 from ._kernels import AllPairs, mcdp_pair_approx, mcdp_pair_exact, pair_gap
+from ._kernels._pivots import use_pivots
+from ._mcdp_pairs import GroupingPairs, PairValues
 from ._mcdp_result import MCDPResult
 from ._multiclass import (
     aggregate_classes,
@@ -209,29 +211,38 @@ def _evaluate(prepared, epsilons, options):
 
     The worst pair is the first (in grouping and pair order) of the largest
     values; its window, threshold and sign come from ``mcdp_pair_exact`` (or
-    ``mcdp_pair_approx``) on its own gap.
+    ``mcdp_pair_approx``) on its own gap. With ``agg="max"``, the exact
+    method and many groups (:func:`~._kernels._pivots.use_pivots`) a
+    grouping's pairs are not all evaluated: its worst pair comes from
+    :meth:`~._kernels.AllPairs.worst_pair` and its ``pair_values`` are a
+    :class:`~._mcdp_pairs.GroupingPairs`, evaluated when read.
     """
     method, agg = options.method, options.agg
-    per_grouping = [_pair_values(p, epsilons, options) for p in prepared]
+    per_grouping = [_grouping_pairs(p, epsilons, options) for p in prepared]
     results = []
     for i, epsilon in enumerate(epsilons):
-        values = [v[i] for v in per_grouping]
-        pair_values, worst = {}, None
-        for g, (p, _) in enumerate(prepared):
-            grouping = p.grouping
-            for (a, b), value in zip(pairs_of(grouping), values[g]):
-                labels = (grouping.labels[a], grouping.labels[b])
-                pair_values[(grouping.name, *labels)] = value
-                if worst is None or value > worst[0]:
-                    worst = (value, g, a, b)
-        _, g, a, b = worst
+        parts, worst = [], None
+        for g in range(len(prepared)):
+            part, top = per_grouping[g][i]
+            parts.append(part)
+            if worst is None or top[0] > worst[0]:
+                worst = (top[0], g, top[1], top[2])
+        value, g, a, b = worst
+        value = float(value)
+        if agg != "max":
+            value = aggregate([list(part.values()) for part in parts], agg)
         p, domain = prepared[g]
         grouping = p.grouping
         out = _pair(pair_gap(p.sorted, a, b), epsilon, options, domain)
         labels = (grouping.labels[a], grouping.labels[b])
+        lazy = any(isinstance(part, GroupingPairs) for part in parts)
+        if lazy:
+            pair_values = PairValues(parts)
+        else:
+            pair_values = {k: v for part in parts for k, v in part.items()}
         results.append(
             MCDPResult(
-                value=aggregate(values, agg),
+                value=value,
                 epsilon=epsilon,
                 method=method,
                 attribute=grouping.name,
@@ -243,6 +254,51 @@ def _evaluate(prepared, epsilons, options):
             )
         )
     return results
+
+
+def _grouping_pairs(prepared, epsilons, options):
+    """Per ε, ``(pair values, (value, a, b) of the grouping's worst pair)``.
+
+    The pair values are a dict keyed by ``(name, label_a, label_b)``, or for
+    many groups with ``agg="max"`` and the exact method a
+    :class:`~._mcdp_pairs.GroupingPairs` (evaluated when read).
+    """
+    (grouping, *_, sorted_scores), domain = prepared
+    lazy = (
+        options.agg == "max"
+        and options.method == "exact"
+        and use_pivots(grouping.n_groups)
+    )
+    if lazy:
+        engine = AllPairs(
+            sorted_scores.values,
+            sorted_scores.codes,
+            grouping.n_groups,
+            sorted_scores.weights,
+            domain,
+        )
+        out = []
+        for epsilon in epsilons:
+            part = GroupingPairs(
+                grouping.name,
+                grouping.labels,
+                sorted_scores,
+                domain,
+                epsilon,
+                options.rounding,
+            )
+            out.append((part, engine.worst_pair(epsilon, options.rounding)))
+        return out
+    out = []
+    for values in _pair_values(prepared, epsilons, options):
+        part, top = {}, None
+        for (a, b), value in zip(pairs_of(grouping), values):
+            labels = (grouping.labels[a], grouping.labels[b])
+            part[(grouping.name, *labels)] = value
+            if top is None or value > top[0]:
+                top = (value, a, b)
+        out.append((part, top))
+    return out
 
 
 @frame_dispatch("mcdp_details")

@@ -361,19 +361,25 @@ def _largest_between_large_groups(pair_values, sizes, fixed=()):
     """The largest ``(value, (a, b))`` over pairs of groups of 30 or more.
 
     Groups in ``fixed`` (whose outcome is fixed) are left out too. None when
-    fewer than two groups remain.
+    fewer than two groups remain. The pairs of many groups are not all
+    evaluated (:meth:`~skfair.metrics._mcdp_pairs.PairValues.largest`).
     """
+
+    def keep(attribute, label):
+        key = (attribute, group_label_text(label))
+        return sizes.get(key, 0) >= SMALL_GROUP_SIZE and key not in fixed
+
+    if hasattr(pair_values, "largest"):
+        found = pair_values.largest(keep)
+        if found is None:
+            return None
+        value, (a, b) = found
+        return float(value), (group_label_text(a), group_label_text(b))
     best = None
     for (attribute, a, b), value in pair_values.items():
-        a, b = group_label_text(a), group_label_text(b)
-        if min(sizes.get((attribute, a), 0), sizes.get((attribute, b), 0)) < (
-            SMALL_GROUP_SIZE
-        ):
-            continue
-        if (attribute, a) in fixed or (attribute, b) in fixed:
-            continue
-        if best is None or value > best[0]:
-            best = (float(value), (a, b))
+        if keep(attribute, a) and keep(attribute, b):
+            if best is None or value > best[0]:
+                best = (float(value), (group_label_text(a), group_label_text(b)))
     return best
 
 

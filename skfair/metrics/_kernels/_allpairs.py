@@ -40,7 +40,7 @@ import functools
 import numpy as np
 
 from ._ecdf import pair_codes, run_ends
-from ._pivots import pivot_cut, pivot_row
+from ._pivots import first_largest_pair, pivot_cut, pivot_row, pivot_rows, use_pivots
 from ._windows import left_window, window_ends
 
 # Points of merged supports (summed over the pairs of one batch) per batch.
@@ -591,9 +591,43 @@ class AllPairs:
             if swept is not None:
                 return swept
         plan = None if epsilon == 0.0 else self._plan(epsilon, rounding)
-        return worst_mcdp(
-            self.steps, self.a, self.b, self.padded, epsilon, plan, self.domain
-        )
+        steps, padded, domain = self.steps, self.padded, self.domain
+        return worst_mcdp(steps, None, None, padded, epsilon, plan, domain)
+
+    def worst_pair(self, epsilon, rounding):
+        """``(value, a, b)``: MCDP(ε) of the worst pair and its codes.
+
+        The pair is the first (in :func:`group_pairs` order) of those with
+        the largest value, as from :meth:`values`; many groups (see
+        :func:`~._pivots.use_pivots`) are not evaluated pair by pair: the
+        value comes from :meth:`worst` and the pair from a scan of the pairs
+        that pivots' rows cannot rule out (:func:`~._pivots.first_largest_pair`),
+        in memory bounded whatever the number of pairs.
+        """
+        if self.n_groups < 2:
+            raise ValueError("worst_pair needs two groups or more.")
+        plan = None if epsilon == 0.0 else self._plan(epsilon, rounding)
+
+        def evaluate(pa, pb):
+            if epsilon == 0.0:
+                return pairs_max_gap(self.steps, pa, pb)
+            return pairs_mcdp(self.steps, pa, pb, plan)
+
+        if not use_pivots(self.n_groups):
+            values = evaluate(self.a, self.b)
+            i = int(np.argmax(values))
+            return float(values[i]), int(self.a[i]), int(self.b[i])
+
+        def row_of(g):  # MCDP(ε) <= MCDP(0), a metric: the bounds are MCDP(0)
+            row = pivot_row(self.n_groups, g, self._max_gap)
+            return row, row
+
+        _, bounds, _ = pivot_rows(self.n_groups, row_of)
+        best = self.worst(epsilon, rounding)
+        return first_largest_pair(self.n_groups, bounds, best, evaluate)
+
+    def _max_gap(self, a, b):
+        return pairs_max_gap(self.steps, a, b)
 
 
 def _coarse_filter(steps, a, b, padded, evaluate, which):
@@ -615,8 +649,27 @@ def _coarse_filter(steps, a, b, padded, evaluate, which):
     return best, a[keep], b[keep]
 
 
+def _pivot_pairs(n_groups, row_of, a, b):
+    """``(first best, a, b)``: :func:`~._pivots.pivot_cut` of the pairs ``(a, b)``.
+
+    ``a`` and ``b`` None stand for every pair, made (:func:`pair_codes`:
+    16 bytes a pair, 800 MB at 10,000 groups) only when the pivots keep too
+    many of them.
+    """
+    n_pairs = n_groups * (n_groups - 1) // 2 if a is None else a.shape[0]
+    cut = pivot_cut(n_groups, row_of, n_pairs)
+    if cut is not None:
+        return cut
+    if a is None:
+        a, b = pair_codes(n_groups)
+    return -np.inf, a, b
+
+
 def worst_mcdp(steps, a, b, padded, epsilon, plan, domain=(0.0, 1.0)):
     """Exact MCDP(ε) of the worst of the pairs ``(a, b)``, evaluating few pairs.
+
+    ``a`` and ``b`` None: every pair (made only if needed, see
+    :func:`_pivot_pairs`).
 
     Pairs are evaluated on their merged supports in decreasing order of an
     upper bound (:func:`max_over_pairs`; :func:`cell_bounds`, and for ε > 0
@@ -641,8 +694,7 @@ def worst_mcdp(steps, a, b, padded, epsilon, plan, domain=(0.0, 1.0)):
             return bound, bound
         return bound, pivot_row(steps.n_groups, g, evaluate)
 
-    cut = pivot_cut(steps.n_groups, row_of, a.shape[0])
-    first, a, b = (-np.inf, a, b) if cut is None else cut
+    first, a, b = _pivot_pairs(steps.n_groups, row_of, a, b)
     best, a, b = _coarse_filter(steps, a, b, padded, evaluate, 0)
     top = cell_bounds(steps, a, b, padded)[0]
     sizes = support_sizes(steps, a, b)
@@ -708,7 +760,10 @@ def swept_max_gap(steps, a=None):
 
 
 def worst_abcc(steps, a, b, padded):
-    """Exact ABCC of the worst of the pairs ``(a, b)``, as :func:`worst_mcdp`."""
+    """Exact ABCC of the worst of the pairs ``(a, b)``, as :func:`worst_mcdp`.
+
+    ``a`` and ``b`` None: every pair (made only if needed).
+    """
 
     def evaluate(pa, pb):
         return pairs_abcc(steps, pa, pb, padded)
@@ -717,8 +772,7 @@ def worst_abcc(steps, a, b, padded):
         row = pivot_row(steps.n_groups, g, evaluate)
         return row, row
 
-    cut = pivot_cut(steps.n_groups, row_of, a.shape[0])
-    first, a, b = (-np.inf, a, b) if cut is None else cut
+    first, a, b = _pivot_pairs(steps.n_groups, row_of, a, b)
     best, a, b = _coarse_filter(steps, a, b, padded, evaluate, 1)
     area = cell_bounds(steps, a, b, padded)[1]
     sizes = support_sizes(steps, a, b)
@@ -754,7 +808,6 @@ def all_pair_areas(sorted_scores, worst_only=False):
     steps = group_steps(
         point_of, codes, n_groups, padded.shape[0], weights, integral=integral
     )
-    a, b = pair_codes(n_groups)
     if worst_only:
-        return [worst_abcc(steps, a, b, padded)]
-    return pairs_abcc(steps, a, b, padded)
+        return [worst_abcc(steps, None, None, padded)]
+    return pairs_abcc(steps, *pair_codes(n_groups), padded)

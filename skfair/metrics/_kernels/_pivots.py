@@ -147,3 +147,47 @@ def end_candidates(pivots, bounds, values, offsets):
         kept.append(found[0] * n + found[1])
     keys = np.unique(np.concatenate(kept))
     return keys // n, keys % n
+
+
+def first_largest_pair(n_groups, bounds, best, evaluate, block=1 << 20):
+    """``(value, a, b)``: the largest pair value and the first pair attaining it.
+
+    The pairs ``a < b`` are scanned in lexicographic order (the order of
+    :func:`~._ecdf.pair_codes`), ``block`` at a time, and ``evaluate(a, b)``
+    (arrays) runs only on the pairs whose triangle bound by every row of
+    ``bounds`` (as in :func:`triangle_pairs`) reaches ``best``, the largest
+    value (from a search that does not say where it is attained). The scan
+    stops at the first pair whose value is ``best``: memory is bounded by
+    ``block`` pairs whatever ``n_groups``, and with ties (many one-sample
+    groups) it stops early. Should no evaluated pair reach ``best`` (it came
+    from a computation rounded differently), every pair is evaluated: the
+    result is always the largest value and the first pair with it, as from
+    evaluating every pair.
+    """
+    counts = np.arange(n_groups - 1, -1, -1, dtype=np.int64)  # partners of a
+    floor = (best - _SLACK) / (1.0 + _SLACK)
+    for rows in (bounds, None):
+        top, start = None, 0
+        while start < n_groups - 1:
+            cum = np.cumsum(counts[start : n_groups - 1])
+            stop = start + max(1, int(np.searchsorted(cum, block, side="right")))
+            stop = min(stop, n_groups - 1)
+            lengths = counts[start:stop]
+            a = np.repeat(np.arange(start, stop, dtype=np.intp), lengths)
+            b = a + 1 + _arange_each(lengths)
+            if rows is not None:
+                keep = np.ones(a.shape[0], dtype=bool)
+                for row in rows:
+                    keep &= row[a] + row[b] >= floor
+                a, b = a[keep], b[keep]
+            if a.shape[0]:
+                values = evaluate(a, b)
+                i = int(np.argmax(values))
+                if top is None or values[i] > top[0]:
+                    top = (float(values[i]), int(a[i]), int(b[i]))
+                if top[0] == best:
+                    return top
+            start = stop
+        if rows is None or (top is not None and top[0] > best):
+            return top
+    return top

@@ -1,0 +1,160 @@
+"""mcdp_details of many groups: the worst pair without every pair (issue 40).
+
+With ``agg="max"``, the exact method and 100 groups or more,
+:func:`~skfair.metrics.mcdp_details` finds the worst pair from pivots and a
+bounded scan, and its ``pair_values`` are evaluated only when read. The
+oracle is the same call with the pivots switched off (every pair evaluated
+into a dict, the path of fewer groups): everything must be equal to the last
+bit, with ties (one-sample groups, rounded scores), weights and a domain.
+"""
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skfair.metrics import mcdp, mcdp_details
+from skfair.metrics._kernels import AllPairs, _pivots, pair_codes
+from skfair.metrics._kernels._pivots import first_largest_pair
+from skfair.metrics._mcdp_pairs import GroupingPairs, PairValues, largest_in
+
+
+def _groups(codes):
+    return pd.Series([f"g{c}" for c in codes]).astype("category")
+
+
+def _data(seed, n_groups, rows, decimals, weighted, spread):
+    rng = np.random.default_rng(seed)
+    codes = np.repeat(np.arange(n_groups), rows)
+    codes[: n_groups // 4] = 0  # a few one-sample groups, one large group
+    shift = rng.normal(0, spread, n_groups)[codes]
+    scores = np.round(1 / (1 + np.exp(-rng.normal(shift, 1.0))), decimals)
+    weights = rng.uniform(0.2, 3.0, codes.size) if weighted else None
+    return scores, _groups(codes), weights
+
+
+def _eager(monkeypatch, *args, **kwargs):
+    with monkeypatch.context() as m:
+        m.setattr(_pivots, "_MIN_GROUPS", 10**9)
+        return mcdp_details(*args, **kwargs)
+
+
+CASES = [
+    # seed, groups, rows per group, decimals, weighted, spread of group means
+    (0, 104, 12, 2, False, 0.0),
+    (1, 140, 30, 6, False, 0.4),
+    (2, 120, 20, 3, True, 0.3),
+    (3, 210, 8, 1, True, 0.0),
+]
+
+
+@pytest.mark.parametrize(
+    ("seed", "n_groups", "rows", "decimals", "weighted", "spread"), CASES
+)
+@pytest.mark.parametrize("epsilon", [0.0, 0.05])
+def test_lazy_details_equal_every_pair(
+    seed, n_groups, rows, decimals, weighted, spread, epsilon, monkeypatch
+):
+    scores, groups, weights = _data(seed, n_groups, rows, decimals, weighted, spread)
+    kw = {
+        "sensitive_features": groups,
+        "epsilon": epsilon,
+        "sample_weight": weights,
+        "min_group_size": 1,
+    }
+    lazy = mcdp_details(None, scores, **kw)
+    eager = _eager(monkeypatch, None, scores, **kw)
+    assert isinstance(lazy.pair_values, PairValues)  # the path under test ran
+    assert isinstance(eager.pair_values, dict)
+    assert lazy == eager  # value, groups, window, threshold, sign and every pair
+    assert list(lazy.pair_values) == list(eager.pair_values)
+    assert lazy.value == mcdp(None, scores, **kw)
+    key = next(iter(eager.pair_values))
+    assert lazy.pair_values[key] == eager.pair_values[key]
+    with pytest.raises(KeyError):
+        lazy.pair_values[("sensitive_features", "g1", "g0")]  # not in pair order
+    assert pickle.loads(pickle.dumps(lazy)) == eager
+
+    # the audit's claim about large groups: the largest over chosen groups
+    def keep(name, label):
+        return int(label[1:]) % 3 != 1
+
+    assert lazy.pair_values.largest(keep) == largest_in(eager.pair_values, keep)
+
+
+def test_lazy_details_with_two_groupings_and_domain(monkeypatch):
+    """Marginal groupings (one of many groups, one of two) and real scores."""
+    rng = np.random.default_rng(5)
+    n = 3000
+    many = rng.integers(0, 150, n)
+    two = rng.integers(0, 2, n)
+    scores = np.round(rng.normal(many / 150.0, 1.0), 2)
+    frame = pd.DataFrame({"region": _groups(many), "sex": two})
+    kw = {
+        "sensitive_features": frame,
+        "combine": "marginal",
+        "domain": None,
+        "min_group_size": 1,
+    }
+    for epsilon in (0.0, 0.1):
+        lazy = mcdp_details(None, scores, epsilon=epsilon, **kw)
+        eager = _eager(monkeypatch, None, scores, epsilon=epsilon, **kw)
+        assert isinstance(lazy.pair_values, PairValues)
+        assert lazy == eager
+        assert len(lazy.pair_values) == 150 * 149 // 2 + 1
+
+
+def test_worst_pair_is_the_first_of_tied_maxima():
+    """Every pair of one-sample groups with distinct scores has MCDP(0) = 1:
+    the first pair in pair order is the worst, found without a full scan."""
+    n_groups = 300
+    scores = np.linspace(0.01, 0.99, n_groups)
+    engine = AllPairs(scores, np.arange(n_groups), n_groups)
+    assert engine.worst_pair(0.0, "exact") == (1.0, 0, 1)
+    evaluated = []
+
+    def evaluate(a, b):
+        evaluated.append(a.shape[0])
+        return np.ones(a.shape[0])
+
+    rows = [np.ones(n_groups)]
+    assert first_largest_pair(n_groups, rows, 1.0, evaluate, block=1000) == (1.0, 0, 1)
+    assert sum(evaluated) <= 1000  # stopped in the first block
+
+
+def test_first_largest_pair_falls_back_when_the_best_is_rounded_away():
+    """A ``best`` no pair reaches (rounded differently): every pair is scanned
+    and the true largest and its first pair are returned."""
+    n_groups = 50
+    a, b = pair_codes(n_groups)
+    values = 0.5 * np.random.default_rng(0).random(a.shape[0])
+    values[[7, 100]] = 0.9  # tied maxima: the first (7) wins
+
+    def evaluate(pa, pb):
+        return values[pa * n_groups - pa * (pa + 1) // 2 + pb - pa - 1]
+
+    loose = [np.full(n_groups, 0.6)]  # bounds that keep every pair
+    assert first_largest_pair(n_groups, loose, 0.95, evaluate, block=100) == (
+        0.9,
+        int(a[7]),
+        int(b[7]),
+    )
+    tight = [np.full(n_groups, 0.1)]  # wrong bounds rule out every pair
+    assert first_largest_pair(n_groups, tight, 0.95, evaluate, block=100) == (
+        0.9,
+        int(a[7]),
+        int(b[7]),
+    )
+
+
+def test_grouping_pairs_is_a_read_only_mapping():
+    scores = np.round(np.random.default_rng(1).random(400), 2)
+    codes = np.repeat(np.arange(100), 4)
+    lazy = mcdp_details(
+        None, scores, sensitive_features=_groups(codes), min_group_size=1
+    )
+    part = lazy.pair_values.parts[0]
+    assert isinstance(part, GroupingPairs)
+    assert len(part) == 4950 and ("other", "g0", "g1") not in part
+    assert "4,950 pairs" in repr(lazy.pair_values)
