@@ -32,6 +32,9 @@ from ._group_counts import (
 )
 from .inference import check_confidence_level, random_generator
 
+#: Elementwise ``value is None`` of an object array.
+_is_none = np.frompyfunc(lambda value: value is None, 1, 1)
+
 
 def _lazy_engines():
     """The engines of the metrics' ``data=`` on lazy frames.
@@ -336,9 +339,13 @@ class GroupMetricFrame:
         full = np.full((strata.n_control * strata.n_sensitive, by_cell.shape[1]), fill)
         full = full.astype(dtype)
         full[strata.position[strata.kept]] = by_cell[strata.kept]
-        frame = pd.DataFrame(full[self._rows], index=self._index, columns=self._names)
+        full = full[self._rows]
+        if dtype is object:  # missing cells NaN before the dtypes are inferred
+            # (``fillna`` after them warns of a downcast on pandas 2)
+            full[_is_none(full).astype(bool)] = np.nan
+        frame = pd.DataFrame(full, index=self._index, columns=self._names)
         if dtype is object:
-            frame = frame.infer_objects().fillna(np.nan)
+            frame = frame.infer_objects()
         return frame.iloc[:, 0] if self._single else frame
 
     def _per_level(self, values):

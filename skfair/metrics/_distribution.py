@@ -12,6 +12,7 @@ from ._dist_inputs import ScoreData, aggregate_pairs
 from ._frame_arg import frame_dispatch
 from ._kernels import (
     all_pair_areas,
+    area_steps,
     binned_kde,
     check_bw_method,
     direct_kde,
@@ -20,9 +21,14 @@ from ._kernels import (
     kde_grid,
     pair_codes,
     pair_gap,
+    pairs_abcc,
     pairs_l1,
+    pivot_row,
+    pivot_rows,
+    sort_scores,
     worst_pair_l1,
 )
+from ._kernels._pivots import first_pair_at_least
 
 THRESHOLD_ERROR = "threshold must be None or a finite real number; got {value!r}."
 ABCC_METHOD_ERROR = "method must be 'exact' or 'grid'; got {method!r}."
@@ -190,7 +196,10 @@ def delta_dp(
             values = values * weights
         means = np.bincount(codes, weights=values, minlength=grouping.n_groups)
         means /= totals
-        return [abs(means[a] - means[b]) for a, b in pairs_of(grouping)]
+        if agg == "max":  # the largest |m_a - m_b|, to the last bit, without pairs
+            return [abs(means.max() - means.min())]
+        a, b = pair_codes(grouping.n_groups)
+        return np.abs(means[a] - means[b])
 
     inputs = ScoreData(
         y_true, y_score, sensitive_features, sample_weight, combine, given, pos_label
@@ -416,29 +425,13 @@ def abpc(
 
     def l1_distances(prepared):
         grouping, scores, weights, codes, _ = prepared
-        members = [codes == g for g in range(grouping.n_groups)]
-        samples = [
-            (scores[m], None if weights is None else weights[m]) for m in members
-        ]
-        bandwidths = [
-            kde_bandwidth(x, w, bw_method, label=grouping.labels[g])
-            for g, (x, w) in enumerate(samples)
-        ]
-        observed = scores  # for domain=None, the range of positive weights
-        if domain is None and weights is not None:
-            observed = scores[weights > 0]
-        grid = kde_grid(domain, observed, bandwidths, n_points)
-        densities = []
-        for (x, w), bandwidth in zip(samples, bandwidths):
-            use_direct = method == "direct" or (
-                method == "auto" and x.shape[0] * n_points <= _DIRECT_KDE_WORK
-            )
-            kde = direct_kde if use_direct else binned_kde
-            densities.append(kde(x, w, bandwidth, grid))
+        densities, grid = group_densities(
+            scores, weights, codes, grouping, bw_method, n_points, method, domain
+        )
         a, b = pair_codes(grouping.n_groups)
         if agg == "max":  # only the pairs that may be the worst
-            return [worst_pair_l1(np.stack(densities), a, b, grid)]
-        return pairs_l1(np.stack(densities), a, b, grid)
+            return [worst_pair_l1(densities, a, b, grid)]
+        return pairs_l1(densities, a, b, grid)
 
     inputs = ScoreData(
         y_true, y_score, sensitive_features, sample_weight, combine, given, pos_label
@@ -455,6 +448,38 @@ def abpc(
         sort=False,
         domain=domain,
     )
+
+
+def group_densities(
+    scores, weights, codes, grouping, bw_method, n_points, method, domain
+):
+    """``(densities, grid)``: each group's KDE on ABPC's grid, as :func:`abpc`.
+
+    ``densities`` has one row per group of ``grouping`` (codes ``0 ..
+    n_groups - 1`` in ``codes``); ``pairs_l1(densities, a, b, grid)`` is
+    ABPC of any pairs ``(a, b)``, on the grid of all the groups.
+    """
+    # each group's rows in their order (a stable sort, not one mask per group)
+    order = np.argsort(codes, kind="stable")
+    ends = np.cumsum(np.bincount(codes, minlength=grouping.n_groups))[:-1]
+    members = np.split(order, ends)
+    samples = [(scores[m], None if weights is None else weights[m]) for m in members]
+    bandwidths = [
+        kde_bandwidth(x, w, bw_method, label=grouping.labels[g])
+        for g, (x, w) in enumerate(samples)
+    ]
+    observed = scores  # for domain=None, the range of positive weights
+    if domain is None and weights is not None:
+        observed = scores[weights > 0]
+    grid = kde_grid(domain, observed, bandwidths, n_points)
+    densities = np.empty((grouping.n_groups, grid.shape[0]))
+    for g, ((x, w), bandwidth) in enumerate(zip(samples, bandwidths)):
+        use_direct = method == "direct" or (
+            method == "auto" and x.shape[0] * n_points <= _DIRECT_KDE_WORK
+        )
+        kde = direct_kde if use_direct else binned_kde
+        densities[g] = kde(x, w, bandwidth, grid)
+    return densities, grid
 
 
 def _area_between(pair, slab=1 << 16):
@@ -477,3 +502,70 @@ def _area_between(pair, slab=1 << 16):
         np.subtract(points[lo + 1 : hi + 1], points[lo:hi], out=width)
         total += float(np.multiply(gap, width, out=gap).sum())
     return total / pair.scale
+
+
+#: Parameters :func:`first_pair_reaching` takes for each metric, with defaults.
+_PAIR_PARAMS = {
+    "abcc": {"method": "exact"},
+    "abpc": {
+        "bw_method": "scott",
+        "n_points": 5000,
+        "method": "auto",
+        "domain": (0.0, 1.0),
+    },
+}
+
+
+def first_pair_reaching(
+    metric, scores, codes, grouping, target, weights=None, params=None
+):
+    """``(a, b)``: the first pair (in pair order) whose ABCC or ABPC reaches ``target``.
+
+    For many groups: every group's CDF steps (ABCC) or density (ABPC) are
+    made once, three pivot rows bound every pair by the triangle inequality
+    (both are metrics on the groups), and the pairs are scanned in order,
+    a block at a time, evaluating only those whose bound reaches ``target``
+    (:func:`~._kernels._pivots.first_pair_at_least`); the values are those
+    of the public function on all these groups (ABPC on their common grid).
+    ``codes``: ``0 .. n_groups - 1`` for the rows compared, negative for the
+    others. None when no pair reaches ``target``; NotImplemented for
+    parameters other than those of :data:`_PAIR_PARAMS` (ABCC's grid).
+    """
+    options = dict(_PAIR_PARAMS[metric])
+    params = dict(params or {})
+    if set(params) - set(options) or (
+        metric == "abcc" and params.get("method", "exact") != "exact"
+    ):
+        return NotImplemented
+    options.update(params)
+    rows = codes >= 0
+    scores, codes = scores[rows], codes[rows]
+    weights = None if weights is None else weights[rows]
+    n_groups = grouping.n_groups
+    if metric == "abcc":
+        steps, padded = area_steps(sort_scores(scores, codes, n_groups, weights))
+
+        def evaluate(a, b):
+            return pairs_abcc(steps, a, b, padded)
+
+    else:
+        densities, grid = group_densities(
+            scores,
+            weights,
+            codes,
+            grouping,
+            options["bw_method"],
+            options["n_points"],
+            options["method"],
+            options["domain"],
+        )
+
+        def evaluate(a, b):
+            return pairs_l1(densities, a, b, grid)
+
+    def row_of(g):
+        row = pivot_row(n_groups, g, evaluate)
+        return row, row
+
+    _, bounds, _ = pivot_rows(n_groups, row_of)
+    return first_pair_at_least(n_groups, bounds, target, evaluate)

@@ -28,6 +28,8 @@ import numpy as np
 from scipy.stats import norm
 
 from ..metrics import abcc, abpc
+from ..metrics._distribution import first_pair_reaching
+from ..metrics._kernels._pivots import use_pivots
 from ..metrics.inference import newcombe_interval
 from ..utils import SMALL_GROUP_SIZE
 from ..utils._labels import group_label_text
@@ -471,11 +473,30 @@ def worst_pair(function, params, scores, grouping, value, weights=None):
 
 
 def _search_pair(result, definition, scores, compared, weights=None):
+    """The labels and grouping of the pair attaining ABCC's or ABPC's value.
+
+    Many groups (:func:`~skfair.metrics._kernels._pivots.use_pivots`): the
+    first pair in pair order whose value is within ``_MATCH`` of it
+    (:func:`~skfair.metrics._distribution.first_pair_reaching`, vectorised
+    and in memory bounded whatever the pairs); fewer: :func:`worst_pair`.
+    """
     function = _PAIR_FUNCTIONS[definition.metric]
     for grouping in compared:
-        found = worst_pair(
-            function, definition.params, scores, grouping, result.value, weights
-        )
+        found = NotImplemented
+        if use_pivots(grouping.n_groups):
+            found = first_pair_reaching(
+                definition.metric,
+                scores,
+                grouping.codes,
+                grouping,
+                result.value - _MATCH,
+                weights,
+                definition.params,
+            )
+        if found is NotImplemented:
+            found = worst_pair(
+                function, definition.params, scores, grouping, result.value, weights
+            )
         if found is not None:
             labels = tuple(group_label_text(grouping.labels[g]) for g in found)
             return labels, grouping.name

@@ -158,3 +158,67 @@ def test_grouping_pairs_is_a_read_only_mapping():
     assert isinstance(part, GroupingPairs)
     assert len(part) == 4950 and ("other", "g0", "g1") not in part
     assert "4,950 pairs" in repr(lazy.pair_values)
+
+
+@pytest.mark.parametrize("metric", ["abcc", "abpc"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_first_pair_reaching_is_the_first_worst_pair(metric, weighted):
+    """The audit's ABCC/ABPC pair of many groups: the first pair (in pair
+    order) within 1e-9 of the public value, against every pair's value."""
+    from skfair.metrics import abcc, abpc
+    from skfair.metrics._distribution import first_pair_reaching
+    from skfair.utils._group_encoding import sensitive_groupings
+
+    scores, groups, weights = _data(7, 110, 15, 3, weighted, 0.3)
+    public = {"abcc": abcc, "abpc": abpc}[metric]
+    params = {} if metric == "abcc" else {"method": "binned"}
+    value = public(
+        None,
+        scores,
+        sensitive_features=groups,
+        sample_weight=weights,
+        min_group_size=1,
+        **params,
+    )
+    grouping = sensitive_groupings(groups, n_samples=scores.size, min_group_size=1)[0]
+    found = first_pair_reaching(
+        metric, scores, grouping.codes, grouping, value - 1e-9, weights, params
+    )
+    a, b = pair_codes(grouping.n_groups)
+    if metric == "abcc":
+        from skfair.metrics._kernels import area_steps, pairs_abcc, sort_scores
+
+        steps, padded = area_steps(
+            sort_scores(scores, grouping.codes, grouping.n_groups, weights)
+        )
+        every = pairs_abcc(steps, a, b, padded)
+    else:
+        from skfair.metrics._distribution import group_densities
+        from skfair.metrics._kernels import pairs_l1
+
+        dens, grid = group_densities(
+            scores,
+            weights,
+            grouping.codes,
+            grouping,
+            "scott",
+            5000,
+            "binned",
+            (0.0, 1.0),
+        )
+        every = pairs_l1(dens, a, b, grid)
+    assert every.max() == pytest.approx(value, abs=1e-12)
+    first = int(np.flatnonzero(every >= value - 1e-9)[0])
+    assert found == (int(a[first]), int(b[first]))
+    assert (
+        first_pair_reaching(
+            metric, scores, grouping.codes, grouping, value + 0.01, weights, params
+        )
+        is None
+    )
+    assert (
+        first_pair_reaching(
+            "abcc", scores, grouping.codes, grouping, value, weights, {"method": "grid"}
+        )
+        is NotImplemented
+    )

@@ -63,6 +63,7 @@ in the public functions.
 from ._allpairs import (
     AllPairs,
     all_pair_areas,
+    area_steps,
     group_steps,
     padded_points,
     pairs_abcc,
@@ -126,6 +127,7 @@ __all__ = [
     "SortedScores",
     "all_pair_areas",
     "approx_probes",
+    "area_steps",
     "binned_kde",
     "check_bw_method",
     "clip_to_domain",

@@ -795,19 +795,33 @@ def all_pair_areas(sorted_scores, worst_only=False):
     """
     if sorted_scores.gap is not None:
         return None
+    steps, padded = area_steps(sorted_scores)
+    if worst_only:
+        return [worst_abcc(steps, None, None, padded)]
+    return pairs_abcc(steps, *pair_codes(sorted_scores.n_groups), padded)
+
+
+def area_steps(sorted_scores):
+    """``(steps, padded)`` of :func:`pairs_abcc` for :class:`~._ecdf.SortedScores`.
+
+    The CDFs are ``cum / total`` (weights or ones): ``pairs_abcc(steps, a,
+    b, padded)`` is the ABCC of :func:`all_pair_areas` for any pairs.
+    """
     values, codes, weights = (
         sorted_scores.values,
         sorted_scores.codes,
         sorted_scores.weights,
     )
-    n_groups = sorted_scores.n_groups
     integral = weights is None
     if weights is None:
         weights = np.ones(values.shape[0])
     padded, point_of, _ = padded_points(values)
     steps = group_steps(
-        point_of, codes, n_groups, padded.shape[0], weights, integral=integral
+        point_of,
+        codes,
+        sorted_scores.n_groups,
+        padded.shape[0],
+        weights,
+        integral=integral,
     )
-    if worst_only:
-        return [worst_abcc(steps, None, None, padded)]
-    return pairs_abcc(steps, *pair_codes(n_groups), padded)
+    return steps, padded

@@ -149,6 +149,36 @@ def end_candidates(pivots, bounds, values, offsets):
     return keys // n, keys % n
 
 
+def _surviving_pairs(n_groups, rows, floor, block):
+    """The pairs ``a < b`` that a triangle bound keeps, in lexicographic order.
+
+    ``block`` pairs at a time are bounded by every row of ``rows`` (None: no
+    bound) and kept when the bound reaches ``floor``.
+    """
+    counts = np.arange(n_groups - 1, -1, -1, dtype=np.int64)  # partners of a
+    start = 0
+    while start < n_groups - 1:
+        cum = np.cumsum(counts[start : n_groups - 1])
+        stop = start + max(1, int(np.searchsorted(cum, block, side="right")))
+        stop = min(stop, n_groups - 1)
+        lengths = counts[start:stop]
+        a = np.repeat(np.arange(start, stop, dtype=np.intp), lengths)
+        b = a + 1 + _arange_each(lengths)
+        if rows is not None:
+            keep = np.ones(a.shape[0], dtype=bool)
+            for row in rows:
+                keep &= row[a] + row[b] >= floor
+            a, b = a[keep], b[keep]
+        if a.shape[0]:
+            yield a, b
+        start = stop
+
+
+def _floor(best):
+    """The widened threshold a triangle bound must reach for a value ``best``."""
+    return (best - _SLACK) / (1.0 + _SLACK)
+
+
 def first_largest_pair(n_groups, bounds, best, evaluate, block=1 << 20):
     """``(value, a, b)``: the largest pair value and the first pair attaining it.
 
@@ -164,30 +194,28 @@ def first_largest_pair(n_groups, bounds, best, evaluate, block=1 << 20):
     result is always the largest value and the first pair with it, as from
     evaluating every pair.
     """
-    counts = np.arange(n_groups - 1, -1, -1, dtype=np.int64)  # partners of a
-    floor = (best - _SLACK) / (1.0 + _SLACK)
     for rows in (bounds, None):
-        top, start = None, 0
-        while start < n_groups - 1:
-            cum = np.cumsum(counts[start : n_groups - 1])
-            stop = start + max(1, int(np.searchsorted(cum, block, side="right")))
-            stop = min(stop, n_groups - 1)
-            lengths = counts[start:stop]
-            a = np.repeat(np.arange(start, stop, dtype=np.intp), lengths)
-            b = a + 1 + _arange_each(lengths)
-            if rows is not None:
-                keep = np.ones(a.shape[0], dtype=bool)
-                for row in rows:
-                    keep &= row[a] + row[b] >= floor
-                a, b = a[keep], b[keep]
-            if a.shape[0]:
-                values = evaluate(a, b)
-                i = int(np.argmax(values))
-                if top is None or values[i] > top[0]:
-                    top = (float(values[i]), int(a[i]), int(b[i]))
-                if top[0] == best:
-                    return top
-            start = stop
-        if rows is None or (top is not None and top[0] > best):
+        top = None
+        for a, b in _surviving_pairs(n_groups, rows, _floor(best), block):
+            values = evaluate(a, b)
+            i = int(np.argmax(values))
+            if top is None or values[i] > top[0]:
+                top = (float(values[i]), int(a[i]), int(b[i]))
+            if top[0] == best:
+                return top
+        if top is not None and top[0] > best:
             return top
     return top
+
+
+def first_pair_at_least(n_groups, bounds, target, evaluate, block=1 << 20):
+    """``(a, b)``: the first pair (lexicographic) whose value reaches ``target``.
+
+    As :func:`first_largest_pair`, scanning only the pairs whose triangle
+    bound by ``bounds`` reaches ``target``; None when no pair does.
+    """
+    for a, b in _surviving_pairs(n_groups, bounds, _floor(target), block):
+        hits = np.flatnonzero(evaluate(a, b) >= target)
+        if hits.shape[0]:
+            return int(a[hits[0]]), int(b[hits[0]])
+    return None
