@@ -53,7 +53,12 @@ from ._facts import (
 from ._headline import binary_headline, computed_metrics
 from ._multiclass import audit_multiclass
 from ._multiclass_inputs import multiclass_inputs, multiclass_settings
-from ._provenance import SURVEY_HFM_ERROR, SURVEY_TASK_ERROR, prepare_audit
+from ._provenance import (
+    SURVEY_HFM_ERROR,
+    SURVEY_TASK_ERROR,
+    SURVEY_TASKS,
+    prepare_audit,
+)
 from ._regression import (
     audit_regression,
     check_regression_options,
@@ -504,7 +509,7 @@ def _audit_rows(
     if task == "regression":
         settings = regression_settings(settings, scores, reason)
         resampling = _check_resampling(n, settings, *draws)
-        inputs = AuditInputs(scores, sensitive_features, y)
+        inputs = AuditInputs(scores, sensitive_features, y, weights)
         return audit_regression(inputs, settings, resampling, progress)
     if task == "multiclass":
         settings = multiclass_settings(settings, reason)  # checks the threshold
@@ -522,11 +527,11 @@ def _audit_rows(
 
 
 def _check_survey(weights, y_true, y_score, task, X):
-    """What survey ``weights`` cannot be audited with: other tasks, HFM."""
+    """What survey ``weights`` cannot be audited with: multiclass, HFM."""
     if weights is None:
         return
     task = detect_task(y_true, y_score, check_task(task))[0]
-    if task != "binary":
+    if task not in SURVEY_TASKS:
         raise ValueError(SURVEY_TASK_ERROR.format(task=task))
     if X is not None:
         raise ValueError(SURVEY_HFM_ERROR)

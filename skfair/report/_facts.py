@@ -275,13 +275,19 @@ class DistributionFacts:
 
 @dataclass(frozen=True)
 class GroupValue:
-    """One group's value of a regression metric and its interval (NaN: none)."""
+    """One group's value of a regression metric and its interval (NaN: none).
+
+    With survey weights ``size`` is the weighted count, ``n_rows`` the
+    group's rows and ``n_eff`` Kish's effective size (both None without).
+    """
 
     group: str
-    size: int
+    size: int | float
     value: float
     low: float = float("nan")
     high: float = float("nan")
+    n_eff: float | None = None
+    n_rows: int | None = None
 
 
 @dataclass(frozen=True)
@@ -313,15 +319,20 @@ class BinBias:
     ``low_value`` and ``high_value`` are the bin's ends in ``y_true`` (a
     quantile bin of the true values, ends included), ``size`` its samples,
     ``value`` the mean residual (``y_pred - y_true``) with its Student-t
-    interval (``low``, ``high``; NaN with one sample).
+    interval (``low``, ``high``; NaN with one sample). With survey weights
+    the bins are cut at the weighted quantiles, ``size`` is the weighted
+    count, ``value`` the weighted mean with its interval on Kish's
+    ``n_eff``, beside ``n_rows`` (both None without).
     """
 
     low_value: float
     high_value: float
-    size: int
+    size: int | float
     value: float
     low: float = float("nan")
     high: float = float("nan")
+    n_eff: float | None = None
+    n_rows: int | None = None
 
 
 @dataclass(frozen=True)

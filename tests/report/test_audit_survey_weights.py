@@ -243,16 +243,17 @@ def test_integer_valued_weights_keep_the_frequency_audit():
 
 def test_survey_weights_refuse_what_cannot_take_them():
     y, scores, frame, w = survey_sample(6, n=300)
+    classes = np.array(["a", "b", "c"])[np.arange(300) % 3]
     with pytest.raises(ValueError) as info:
         audit(
-            scores * 40,
-            scores * 40 + 1,
+            classes,
+            classes[::-1],
             sensitive_features=frame,
             sample_weight=w,
-            task="regression",
+            task="multiclass",
             **FAST,
         )
-    assert str(info.value) == SURVEY_TASK_ERROR.format(task="regression")
+    assert str(info.value) == SURVEY_TASK_ERROR.format(task="multiclass")
     X = np.random.default_rng(0).random((300, 2))
     with pytest.raises(ValueError) as info:
         audit(y, scores, sensitive_features=frame, sample_weight=w, X=X, **FAST)
