@@ -53,12 +53,7 @@ from ._facts import (
 from ._headline import binary_headline, computed_metrics
 from ._multiclass import audit_multiclass
 from ._multiclass_inputs import multiclass_inputs, multiclass_settings
-from ._provenance import (
-    SURVEY_HFM_ERROR,
-    SURVEY_TASK_ERROR,
-    SURVEY_TASKS,
-    prepare_audit,
-)
+from ._provenance import SURVEY_HFM_ERROR, prepare_audit
 from ._regression import (
     audit_regression,
     check_regression_options,
@@ -415,7 +410,7 @@ def audit(
         inputs, X, shown, sample_weight=sample_weight, exclude=exclude, dask=dask
     )
     y_true, y_score, sensitive_features, X, weights = prepared
-    _check_survey(weights, y_true, y_score, task, X)
+    _check_survey(weights, X)
     report = _audit_rows(
         y_true,
         y_score,
@@ -515,7 +510,7 @@ def _audit_rows(
         settings = multiclass_settings(settings, reason)  # checks the threshold
         resampling = _check_resampling(n, settings, *draws, n_columns=scores.shape[1])
         return audit_multiclass(
-            data, sensitive_features, settings, resampling, progress
+            data, sensitive_features, settings, resampling, progress, weights
         )
     y, pos_label = _binary_labels(y_true, n, pos_label)
     if X is not None and y is None:
@@ -526,14 +521,9 @@ def _audit_rows(
     return _audit_in_memory(inputs, X, settings, resampling, progress)
 
 
-def _check_survey(weights, y_true, y_score, task, X):
-    """What survey ``weights`` cannot be audited with: multiclass, HFM."""
-    if weights is None:
-        return
-    task = detect_task(y_true, y_score, check_task(task))[0]
-    if task not in SURVEY_TASKS:
-        raise ValueError(SURVEY_TASK_ERROR.format(task=task))
-    if X is not None:
+def _check_survey(weights, X):
+    """What survey ``weights`` cannot be audited with: HFM (``X``)."""
+    if weights is not None and X is not None:
         raise ValueError(SURVEY_HFM_ERROR)
 
 

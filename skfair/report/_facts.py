@@ -174,7 +174,10 @@ class GroupRate:
     rate minus the comparison group's (NaN where not compared): a claim
     that the group is selected less rests on ``diff_high < 0``. With survey
     weights ``size`` and ``n_positive`` are weighted counts, ``n_rows`` the
-    group's rows and ``n_eff`` Kish's effective size (None without).
+    group's rows and ``n_eff`` Kish's effective size (None without); a
+    multiclass TPR's or FPR's ``n_eff_positive`` is the Kish size of its
+    denominator (``n_positive``: the group's people of the class, or not
+    of it).
     """
 
     group: str
@@ -188,6 +191,7 @@ class GroupRate:
     diff_high: float = float("nan")
     n_eff: float | None = None
     n_rows: int | None = None
+    n_eff_positive: float | None = None
 
     @property
     def support(self):
@@ -383,11 +387,14 @@ class ClassGap:
 
 @dataclass(frozen=True)
 class ConfusionMatrix:
-    """One group's confusion matrix: ``counts[i][j]`` true class i, predicted j."""
+    """One group's confusion matrix: ``counts[i][j]`` true class i, predicted j.
+
+    With survey weights the counts are weighted (floats).
+    """
 
     grouping: str
     group: str
-    size: int
+    size: int | float
     counts: tuple
 
 
@@ -396,12 +403,13 @@ class ClassShare:
     """One group's predicted and true share of one class.
 
     ``predicted`` is the share of the group predicted ``label``; ``true``
-    the share whose true class is ``label`` (NaN without labels).
+    the share whose true class is ``label`` (NaN without labels); both
+    weighted shares with survey weights, ``size`` then the weighted count.
     """
 
     group: str
     label: str
-    size: int
+    size: int | float
     predicted: float
     true: float = float("nan")
 
