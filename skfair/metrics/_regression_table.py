@@ -66,6 +66,10 @@ UNDEFINED_GAP_NOTE = (
     "too uncertain for an interval of the gap (pass min_group_size={minimum} "
     "to leave such groups out)"
 )
+SURVEY_UNDEFINED_GAP_NOTE = (
+    "group {label!r} has a Kish effective size of {n}, fewer than {minimum}: "
+    "its weighted spread is too uncertain for an interval of the gap"
+)
 # Bootstrap pair differences (resamples x pairs) held at once.
 _PAIR_BLOCK_CELLS = 4_000_000
 
@@ -420,15 +424,20 @@ def _worst_pair(parts, values):
     return group_label_text(labels[part.a[p]]), group_label_text(labels[part.b[p]])
 
 
-def _undefined_note(parts):
-    """The note of a gap whose interval is undefined (a group under 10), or ''."""
+def _undefined_note(parts, survey=False):
+    """The note of a gap whose interval is undefined (a group under 10), or ''.
+
+    With ``survey`` weights the group's size is Kish's effective size.
+    """
     for part in parts:
         involved = np.union1d(part.a, part.b)
         small = involved[part.too_small[involved]]
         if small.size:
-            return UNDEFINED_GAP_NOTE.format(
+            note = SURVEY_UNDEFINED_GAP_NOTE if survey else UNDEFINED_GAP_NOTE
+            size = part.total[small[0]]
+            return note.format(
                 label=group_label_text(part.grouping.labels[small[0]]),
-                n=f"{part.total[small[0]]:g}",
+                n=f"{size:.1f}" if survey else f"{size:g}",
                 minimum=MIN_GAP_INTERVAL_SIZE,
             )
     return ""
@@ -565,9 +574,9 @@ def regression_gap_intervals(
     return _gap_frame(parts, agg, method, level, draws)
 
 
-def _gap_frame(parts, agg, method, level, draws=None):
+def _gap_frame(parts, agg, method, level, draws=None, survey=False):
     """:func:`regression_gap_intervals`' table from the pairs (and the draws)."""
-    note = _undefined_note(parts)
+    note = _undefined_note(parts, survey)
     rows = []
     for k in range(len(METRICS)):
         values = [np.abs(p.est[p.a, k] - p.est[p.b, k]) for p in parts]
@@ -643,4 +652,4 @@ def survey_gap_intervals(
         min_group_size=min_group_size,
     )
     parts = [_pairs(data, None, survey=True) for data in prepared]
-    return _gap_frame(parts, "max", "welch", level)
+    return _gap_frame(parts, "max", "welch", level, survey=True)

@@ -279,22 +279,32 @@ def audit(
         row standing for that many people (e.g. rows aggregated by count):
         the rows are repeated by their weight before the audit, so every
         count, rate, interval and test is of the people. Any other values
-        are survey weights (e.g. ``1 / inclusion probability``), binary
-        audits only: each row is kept once with its weight (rows of weight 0
-        are left out); every count of the group table is weighted
-        (``size``, beside ``n_rows`` and Kish's effective size ``n_eff =
-        (sum w)^2 / sum w^2`` and ``design_effect = n_rows / n_eff``), every
-        rate, metric, the trade-off and the figures are weighted; the
-        rates' Wilson and the headline's Newcombe intervals use the ``n_eff``
-        of their denominators, the metrics' intervals are the weighted
-        bootstrap band or the Welch and Newcombe intervals on ``n_eff``;
-        the tests (permutation, Kolmogorov–Smirnov, chi-square), the DKW
-        intervals and HFM, which do not hold under an unequal-probability
-        design, are not computed (p-values NaN; ``X`` is an error), and the
-        report says so; the small-group rules (under 30 people, under 10
-        positives) read ``n_eff``, and the notes give the design effect.
+        are survey weights (e.g. ``1 / inclusion probability``), for every
+        task: each row is kept once with its weight (rows of weight 0 are
+        left out); every count of the group table is weighted (``size``,
+        beside ``n_rows`` and Kish's effective size ``n_eff = (sum w)^2 /
+        sum w^2`` and ``design_effect = n_rows / n_eff``), every rate,
+        mean, quantile, metric, the trade-off and the figures are weighted;
+        the rates' Wilson and the headline's Newcombe intervals use the
+        ``n_eff`` of their denominators (for a multiclass TPR and FPR, of
+        the group's people of the class and of the others: ``n_eff_true``,
+        ``n_eff_not_true``), the metrics' intervals are the weighted
+        bootstrap band or the Welch and Newcombe intervals on ``n_eff``; a
+        regressor's bias, MAE and RMSE (per group, against the reference,
+        their gaps and the bias by quantile bin of ``y_true``, cut at the
+        weighted quantiles) get Student-t and Welch intervals on the
+        linearisation variance of a weighted mean with ``n_eff - 1``
+        degrees of freedom, and its quantiles invert the weighted CDF; the
+        tests (permutation, Kolmogorov–Smirnov, chi-square), the DKW
+        intervals, HFM and the regression residuals' box plots, which do
+        not hold under an unequal-probability design, are not computed
+        (p-values NaN; ``X`` is an error), and the report says so; the
+        small-group rules (under 30 people, under 10 positives) read
+        ``n_eff``, and the notes give the design effect.
         Coverage of these intervals under Poisson sampling:
-        ``benchmarks/bench_weighted_audit_coverage.py``. Not on Dask.
+        ``benchmarks/bench_weighted_audit_coverage.py`` (binary) and
+        ``benchmarks/bench_weighted_regression_coverage.py`` (regression).
+        Not on Dask.
     exclude : label, sequence of labels, dict or None, default=None
         Groups set aside before the audit, by label (a value of one
         attribute, or the text of an intersection, ``"F & child"``): a

@@ -210,3 +210,22 @@ def test_regression_threshold_facts_are_weighted():
         )
     lead = report.to_dict()["headline"]["text"][0]
     assert "weighted n = " in lead
+
+
+def test_gap_without_interval_names_the_small_effective_size():
+    """A group of 40 rows whose weights rest on two rows: n_eff under 10, so
+    the gaps have no interval, and the note gives its Kish size."""
+    y, pred, _, w = regression_sample(6, n=400)
+    groups = np.repeat(["a", "b", "c"], [200, 160, 40])
+    w = w.copy()
+    w[groups == "c"] = 0.5
+    w[np.flatnonzero(groups == "c")[:2]] = 80.0
+    report = audit(y, pred, sensitive_features=groups, sample_weight=w, **FAST)
+    gap = report.metrics.loc["mean_residual_gap"]
+    assert np.isnan(gap["low"]) and np.isnan(gap["high"])
+    c = w[groups == "c"]
+    n_eff = c.sum() ** 2 / (c * c).sum()
+    assert (
+        f"group 'c' has a Kish effective size of {n_eff:.1f}"
+        in (gap["inference_error"])
+    )
