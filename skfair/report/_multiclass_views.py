@@ -143,8 +143,11 @@ def _left_out_part(gap, rate):
     if not gap.left_out:
         return ""
     least = _LEAST.get(rate, FEW_POSITIVES)
+    what = _LEAST_WHAT[rate]
+    if gap.lowest.n_eff is not None:  # survey weights: Kish's effective sizes
+        what = f"effective {what} (Kish)"
     return (
-        f" (left out of this comparison, fewer than {least} {_LEAST_WHAT[rate]}: "
+        f" (left out of this comparison, fewer than {least} {what}: "
         f"{_listing(gap.left_out)})"
     )
 

@@ -440,22 +440,28 @@ def _mean_with_interval(values, confidence_level, weights=None):
     """``(mean, low, high)``: the Student-t interval of a mean (NaN for n < 2).
 
     With survey ``weights``: the weighted mean, the linearisation variance
-    and ``n_eff - 1`` degrees of freedom (Kish's effective size).
+    ``sum w^2 (x - mean)^2 / (sum w)^2 * n / (n - 1)`` and ``n_eff - 1``
+    degrees of freedom (Kish's effective size).
     """
     n = values.size
     if weights is None:
         mean = float(values.mean())
-        se, dof = (values.std(ddof=1) / np.sqrt(n), n - 1) if n > 1 else (0, 0)
     else:
         total = weights.sum()
         mean = float(np.dot(weights, values) / total)
-        if n > 1:
-            dev = weights * (values - mean)
-            se = np.sqrt(np.dot(dev, dev) / total**2 * n / (n - 1))
-            dof = total**2 / np.dot(weights, weights) - 1.0
     if n < 2:
         return mean, float("nan"), float("nan")
-    half = float(student_t.ppf(0.5 + confidence_level / 2, dof) * se)
+    if weights is None:
+        half = float(
+            student_t.ppf(0.5 + confidence_level / 2, n - 1)
+            * values.std(ddof=1)
+            / np.sqrt(n)
+        )
+    else:
+        dev = weights * (values - mean)
+        se = np.sqrt(np.dot(dev, dev) / total**2 * n / (n - 1))
+        dof = total**2 / np.dot(weights, weights) - 1.0
+        half = float(student_t.ppf(0.5 + confidence_level / 2, dof) * se)
     return mean, mean - half, mean + half
 
 

@@ -137,8 +137,9 @@ def lead(report):
 def _left_out_part(gap):
     if not gap.left_out:
         return ""
+    what = "samples" if gap.lowest.n_eff is None else "effective samples (Kish)"
     return (
-        f" (left out of this range, fewer than {SMALL_GROUP_SIZE} samples: "
+        f" (left out of this range, fewer than {SMALL_GROUP_SIZE} {what}: "
         f"{_listing(gap.left_out)})"
     )
 
