@@ -100,3 +100,55 @@ def test_a_bad_weight_column_is_a_clear_error(tmp_path, capsys):
         main(argv)
     err = capsys.readouterr().err
     assert "NaN or infinite value(s), the first nan at row 1" in err
+
+
+@pytest.mark.filterwarnings("ignore::skfair.utils.SmallGroupWarning")
+def test_survey_weight_column_regression_and_multiclass(tmp_path):
+    """--weight COL with survey weights reaches the regression and the
+    multiclass audits: weighted counts and means, no p-value."""
+    rng = np.random.default_rng(2)
+    n = 400
+    sex = rng.choice(["F", "M"], n)
+    y = rng.normal(40, 10, n)
+    classes = np.array(["lo", "mid", "hi"])
+    labels = rng.integers(0, 3, n)
+    proba = rng.dirichlet([1, 1, 1], n)
+    proba[np.arange(n), labels] += 1.0
+    proba /= proba.sum(axis=1, keepdims=True)
+    frame = pd.DataFrame(
+        {
+            "pred": y + rng.normal(0, 5, n) + 2 * (sex == "M"),
+            "y": y,
+            "cls": classes[labels],
+            **{f"proba_{c}": proba[:, k] for k, c in enumerate(classes)},
+            "sex": sex,
+            "w": rng.uniform(0.5, 8.0, n).round(3),
+        }
+    )
+    path = tmp_path / "p.csv"
+    frame.to_csv(path, index=False)
+    common = ["--sensitive", "sex", "--weight", "w", *FAST]
+    runs = {
+        "regression": ["--score", "pred", "--label", "y", "--task", "regression"],
+        "multiclass": ["--score-prefix", "proba_", "--label", "cls"],
+    }
+    for task, argv in runs.items():
+        out = tmp_path / f"{task}.json"
+        argv = ["audit", "--predictions", str(path), *argv, *common]
+        assert main([*argv, "--output", str(out)]) == 0
+        report = json.loads(out.read_text())
+        assert report["summary"]["task"] == task
+        groups = {}
+        for g in report["groups"]:
+            groups.setdefault(g["group"], g)
+        for group, rows in frame.groupby("sex"):
+            w = rows["w"]
+            assert groups[group]["size"] == pytest.approx(w.sum(), rel=1e-12)
+            assert groups[group]["n_rows"] == len(rows)
+            assert groups[group]["n_eff"] == pytest.approx(w.sum() ** 2 / (w**2).sum())
+            if task == "regression":
+                bias = np.average(rows["pred"] - rows["y"], weights=w)
+                assert groups[group]["mean_residual"] == pytest.approx(bias)
+        assert all(m["pvalue"] is None for m in report["metrics"])
+        assert "Design effect" in " ".join(report["notes"])
+        assert report["provenance"]["survey"]

@@ -207,8 +207,9 @@ def _add_group_arguments(parser):
         "frequency weights (each row stands for that many people; every count, "
         "rate, interval and test is then of the people), other non-negative "
         "values survey weights (e.g. 1 / inclusion probability: weighted "
-        "counts and rates, intervals on Kish's effective size, no tests, a "
-        "design-effect note; binary audits only)",
+        "counts, rates and errors, intervals on Kish's effective size, no "
+        "tests, a design-effect note; for binary, regression and multiclass "
+        "audits)",
     )
     group.add_argument(
         "--exclude",

@@ -211,6 +211,71 @@ def group_moments(data):
     return GroupMoments(rows, total, mean, var, mean_pred)
 
 
+def survey_moments(data):
+    """The :class:`GroupMoments` of one :class:`RegressionData` with survey weights.
+
+    The weights are survey weights (e.g. ``1 / inclusion probability``): a
+    row stands for ``w`` people but is one observation. The means are the
+    weighted ones (as :func:`group_moments`); ``total`` is Kish's effective
+    size ``n_eff = (sum w)^2 / sum w^2`` of each group, and ``var`` is
+    ``n_eff`` times the linearisation (sandwich) variance of each weighted
+    mean, ``sum w^2 (x - mean)^2 / (sum w)^2 * n / (n - 1)`` (``n`` the
+    group's rows; the estimate of
+    :func:`~skfair.metrics.inference._intervals.summarise_groups`), so that
+    :meth:`GroupMoments.se2` is that variance and every interval built on
+    the moments (:func:`group_intervals`, Welch's) has ``n_eff - 1``
+    degrees of freedom. NaN for a group of one row. Equal weights give
+    :func:`group_moments` exactly.
+    """
+    n_groups = data.grouping.n_groups
+    codes, w = data.codes, data.weights
+    columns = error_columns(data.residual)
+    rows = np.bincount(codes, minlength=n_groups)
+    total_w = np.bincount(codes, weights=w, minlength=n_groups)
+    n_eff = total_w**2 / np.bincount(codes, weights=w * w, minlength=n_groups)
+    mean = np.column_stack(
+        [np.bincount(codes, weights=w * c, minlength=n_groups) for c in columns.T]
+    )
+    mean /= total_w[:, None]
+    dev = w[:, None] * (columns - mean[codes])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se2 = (
+            np.column_stack(
+                [np.bincount(codes, weights=d * d, minlength=n_groups) for d in dev.T]
+            )
+            / (total_w**2 * (1.0 - 1.0 / rows))[:, None]
+        )
+    se2[rows <= 1] = np.nan
+    mean_pred = np.bincount(codes, weights=w * data.pred, minlength=n_groups) / total_w
+    return GroupMoments(rows, n_eff, mean, se2 * n_eff[:, None], mean_pred)
+
+
+def survey_quantiles(data, quantiles):
+    """``(n_groups, len(quantiles))``: each group's weighted prediction quantiles.
+
+    The inverse of the weighted CDF: the smallest prediction whose
+    cumulative share of the group's weight reaches ``q`` (as
+    ``numpy.quantile(..., method="inverted_cdf", weights=w)``); with
+    survey weights a row's weight is a share of people, not a count of
+    repeated rows, so :func:`weighted_quantiles`' interpolation does not
+    apply.
+    """
+    n_groups = data.grouping.n_groups
+    order = np.lexsort((data.pred, data.codes))
+    pred, codes, w = data.pred[order], data.codes[order], data.weights[order]
+    starts = np.searchsorted(codes, np.arange(n_groups + 1))
+    q = np.asarray(quantiles, dtype=np.float64)
+    out = np.empty((n_groups, q.size))
+    for g in range(n_groups):
+        x, cum = (
+            pred[starts[g] : starts[g + 1]],
+            np.cumsum(w[starts[g] : starts[g + 1]]),
+        )
+        at = np.searchsorted(cum, q * cum[-1], side="left")
+        out[g] = x[np.minimum(at, x.size - 1)]
+    return out
+
+
 def group_intervals(moments, confidence_level):
     """Per-group two-sided intervals: ``(lower, upper)``, each ``(n_groups, 3)``.
 

@@ -28,6 +28,8 @@ from ._regression_stats import (
     group_intervals,
     group_moments,
     prepare_regression,
+    survey_moments,
+    survey_quantiles,
     weighted_quantiles,
 )
 from .inference import (
@@ -63,6 +65,10 @@ UNDEFINED_GAP_NOTE = (
     "group {label!r} has {n} sample(s), fewer than {minimum}: its spread is "
     "too uncertain for an interval of the gap (pass min_group_size={minimum} "
     "to leave such groups out)"
+)
+SURVEY_UNDEFINED_GAP_NOTE = (
+    "group {label!r} has a Kish effective size of {n}, fewer than {minimum}: "
+    "its weighted spread is too uncertain for an interval of the gap"
 )
 # Bootstrap pair differences (resamples x pairs) held at once.
 _PAIR_BLOCK_CELLS = 4_000_000
@@ -144,13 +150,24 @@ def _reference_columns(moments, ref, confidence_level):
     return columns
 
 
-def _group_frame(data, confidence_level, quantiles, ref):
-    """The rows of :func:`regression_group_table` for one grouping."""
-    moments = group_moments(data)
+def _group_frame(data, confidence_level, quantiles, ref, survey=False):
+    """The rows of :func:`regression_group_table` for one grouping.
+
+    With ``survey`` weights (:func:`survey_group_table`): the moments of
+    :func:`survey_moments` (intervals on Kish's ``n_eff``), the quantiles
+    of :func:`survey_quantiles`, and ``n`` the weighted count beside
+    ``n_rows`` and ``n_eff``.
+    """
+    moments = survey_moments(data) if survey else group_moments(data)
     est = moments.estimates()
     total = moments.total
-    n = total.astype(np.int64) if (total == np.round(total)).all() else total
-    columns = {"n": n, "mean_prediction": moments.mean_pred}
+    if survey:
+        n = np.bincount(data.codes, weights=data.weights, minlength=total.shape[0])
+        columns = {"n": n, "n_rows": moments.rows, "n_eff": total}
+    else:
+        n = total.astype(np.int64) if (total == np.round(total)).all() else total
+        columns = {"n": n}
+    columns["mean_prediction"] = moments.mean_pred
     if confidence_level is not None:
         lower, upper = group_intervals(moments, confidence_level)
     for k, name in enumerate(METRICS):
@@ -158,7 +175,8 @@ def _group_frame(data, confidence_level, quantiles, ref):
         if confidence_level is not None:
             columns[f"{name}_lower"] = lower[:, k]
             columns[f"{name}_upper"] = upper[:, k]
-    for q, values in zip(quantiles, weighted_quantiles(data, quantiles).T):
+    quantile = survey_quantiles if survey else weighted_quantiles
+    for q, values in zip(quantiles, quantile(data, quantiles).T):
         columns[f"q{100 * q:g}"] = values
     if ref is not None:
         columns.update(_reference_columns(moments, ref, confidence_level))
@@ -320,9 +338,12 @@ class _Pairs(NamedTuple):
     total: np.ndarray
 
 
-def _pairs(data, ref):
-    """All pairs of groups, or every group against ``ref`` (``b`` is ``ref``)."""
-    moments = group_moments(data)
+def _pairs(data, ref, survey=False):
+    """All pairs of groups, or every group against ``ref`` (``b`` is ``ref``).
+
+    ``survey``: the moments of :func:`survey_moments` (Kish's ``n_eff``).
+    """
+    moments = survey_moments(data) if survey else group_moments(data)
     n_groups = data.grouping.n_groups
     if ref is None:
         a, b = pair_codes(n_groups)
@@ -403,15 +424,20 @@ def _worst_pair(parts, values):
     return group_label_text(labels[part.a[p]]), group_label_text(labels[part.b[p]])
 
 
-def _undefined_note(parts):
-    """The note of a gap whose interval is undefined (a group under 10), or ''."""
+def _undefined_note(parts, survey=False):
+    """The note of a gap whose interval is undefined (a group under 10), or ''.
+
+    With ``survey`` weights the group's size is Kish's effective size.
+    """
     for part in parts:
         involved = np.union1d(part.a, part.b)
         small = involved[part.too_small[involved]]
         if small.size:
-            return UNDEFINED_GAP_NOTE.format(
+            note = SURVEY_UNDEFINED_GAP_NOTE if survey else UNDEFINED_GAP_NOTE
+            size = part.total[small[0]]
+            return note.format(
                 label=group_label_text(part.grouping.labels[small[0]]),
-                n=f"{part.total[small[0]]:g}",
+                n=f"{size:.1f}" if survey else f"{size:g}",
                 minimum=MIN_GAP_INTERVAL_SIZE,
             )
     return ""
@@ -542,9 +568,15 @@ def regression_gap_intervals(
     parts = [
         _pairs(data, _reference_code(reference, data.grouping)) for data in prepared
     ]
-    note = _undefined_note(parts)
-    if method == "bootstrap" and not note:
+    draws = None
+    if method == "bootstrap" and not _undefined_note(parts):
         draws = [bootstrap_estimates(data, n_resamples, rng) for data in prepared]
+    return _gap_frame(parts, agg, method, level, draws)
+
+
+def _gap_frame(parts, agg, method, level, draws=None, survey=False):
+    """:func:`regression_gap_intervals`' table from the pairs (and the draws)."""
+    note = _undefined_note(parts, survey)
     rows = []
     for k in range(len(METRICS)):
         values = [np.abs(p.est[p.a, k] - p.est[p.b, k]) for p in parts]
@@ -562,3 +594,62 @@ def regression_gap_intervals(
         rows.append((aggregate(values, agg), lower, upper, *pair, method, note))
     columns = ["gap", "lower", "upper", "group_a", "group_b", "method", "note"]
     return pd.DataFrame(rows, columns=columns, index=pd.Index(METRICS, name="metric"))
+
+
+def survey_group_table(
+    y_true, y_pred, *, sensitive_features, sample_weight, confidence_level, reference
+):
+    """:func:`regression_group_table` with survey weights (one grouping).
+
+    ``sample_weight`` are survey weights (any positive numbers, e.g.
+    ``1 / inclusion probability``): each row stands for its weight in
+    people and is one observation. The means are weighted; the intervals
+    (Student-t, the RMSE's log-scale one, Welch's against ``reference``)
+    use the linearisation variance of each weighted mean with Kish's
+    effective size ``n_eff - 1`` degrees of freedom (:func:`survey_moments`);
+    the quantiles invert the weighted CDF (:func:`survey_quantiles`), the
+    10%, 50% and 90% ones. Beside the weighted count ``n``: ``n_rows`` and
+    ``n_eff``. Every group must have a row (the caller's groups).
+    """
+    level = check_confidence_level(confidence_level)
+    (data,) = prepare_regression(
+        y_true,
+        y_pred,
+        sensitive_features=sensitive_features,
+        sample_weight=sample_weight,
+        combine="intersection",
+        min_group_size=1,
+    )
+    ref = _reference_code(reference, data.grouping)
+    return _group_frame(data, level, np.array([0.1, 0.5, 0.9]), ref, survey=True)
+
+
+def survey_gap_intervals(
+    y_true,
+    y_pred,
+    *,
+    sensitive_features,
+    sample_weight,
+    combine,
+    min_group_size,
+    confidence_level,
+):
+    """:func:`regression_gap_intervals` (``method="welch"``) with survey weights.
+
+    The gaps are those of the weighted means; each pair's Welch interval
+    rests on the linearisation variances and Kish's effective sizes
+    (:func:`survey_moments`), Bonferroni over the pairs, folded and
+    aggregated by the maximum as there; a compared group of ``n_eff``
+    under 10 leaves the gap without an interval (the note says so).
+    """
+    level = check_confidence_level(confidence_level)
+    prepared = prepare_regression(
+        y_true,
+        y_pred,
+        sensitive_features=sensitive_features,
+        sample_weight=sample_weight,
+        combine=combine,
+        min_group_size=min_group_size,
+    )
+    parts = [_pairs(data, None, survey=True) for data in prepared]
+    return _gap_frame(parts, "max", "welch", level, survey=True)

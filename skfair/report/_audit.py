@@ -53,7 +53,7 @@ from ._facts import (
 from ._headline import binary_headline, computed_metrics
 from ._multiclass import audit_multiclass
 from ._multiclass_inputs import multiclass_inputs, multiclass_settings
-from ._provenance import SURVEY_HFM_ERROR, SURVEY_TASK_ERROR, prepare_audit
+from ._provenance import SURVEY_HFM_ERROR, prepare_audit
 from ._regression import (
     audit_regression,
     check_regression_options,
@@ -279,22 +279,32 @@ def audit(
         row standing for that many people (e.g. rows aggregated by count):
         the rows are repeated by their weight before the audit, so every
         count, rate, interval and test is of the people. Any other values
-        are survey weights (e.g. ``1 / inclusion probability``), binary
-        audits only: each row is kept once with its weight (rows of weight 0
-        are left out); every count of the group table is weighted
-        (``size``, beside ``n_rows`` and Kish's effective size ``n_eff =
-        (sum w)^2 / sum w^2`` and ``design_effect = n_rows / n_eff``), every
-        rate, metric, the trade-off and the figures are weighted; the
-        rates' Wilson and the headline's Newcombe intervals use the ``n_eff``
-        of their denominators, the metrics' intervals are the weighted
-        bootstrap band or the Welch and Newcombe intervals on ``n_eff``;
-        the tests (permutation, Kolmogorov–Smirnov, chi-square), the DKW
-        intervals and HFM, which do not hold under an unequal-probability
-        design, are not computed (p-values NaN; ``X`` is an error), and the
-        report says so; the small-group rules (under 30 people, under 10
-        positives) read ``n_eff``, and the notes give the design effect.
+        are survey weights (e.g. ``1 / inclusion probability``), for every
+        task: each row is kept once with its weight (rows of weight 0 are
+        left out); every count of the group table is weighted (``size``,
+        beside ``n_rows`` and Kish's effective size ``n_eff = (sum w)^2 /
+        sum w^2`` and ``design_effect = n_rows / n_eff``), every rate,
+        mean, quantile, metric, the trade-off and the figures are weighted;
+        the rates' Wilson and the headline's Newcombe intervals use the
+        ``n_eff`` of their denominators (for a multiclass TPR and FPR, of
+        the group's people of the class and of the others: ``n_eff_true``,
+        ``n_eff_not_true``), the metrics' intervals are the weighted
+        bootstrap band or the Welch and Newcombe intervals on ``n_eff``; a
+        regressor's bias, MAE and RMSE (per group, against the reference,
+        their gaps and the bias by quantile bin of ``y_true``, cut at the
+        weighted quantiles) get Student-t and Welch intervals on the
+        linearisation variance of a weighted mean with ``n_eff - 1``
+        degrees of freedom, and its quantiles invert the weighted CDF; the
+        tests (permutation, Kolmogorov–Smirnov, chi-square), the DKW
+        intervals, HFM and the regression residuals' box plots, which do
+        not hold under an unequal-probability design, are not computed
+        (p-values NaN; ``X`` is an error), and the report says so; the
+        small-group rules (under 30 people, under 10 positives) read
+        ``n_eff``, and the notes give the design effect.
         Coverage of these intervals under Poisson sampling:
-        ``benchmarks/bench_weighted_audit_coverage.py``. Not on Dask.
+        ``benchmarks/bench_weighted_audit_coverage.py`` (binary) and
+        ``benchmarks/bench_weighted_regression_coverage.py`` (regression).
+        Not on Dask.
     exclude : label, sequence of labels, dict or None, default=None
         Groups set aside before the audit, by label (a value of one
         attribute, or the text of an intersection, ``"F & child"``): a
@@ -410,7 +420,7 @@ def audit(
         inputs, X, shown, sample_weight=sample_weight, exclude=exclude, dask=dask
     )
     y_true, y_score, sensitive_features, X, weights = prepared
-    _check_survey(weights, y_true, y_score, task, X)
+    _check_survey(weights, X)
     report = _audit_rows(
         y_true,
         y_score,
@@ -504,13 +514,13 @@ def _audit_rows(
     if task == "regression":
         settings = regression_settings(settings, scores, reason)
         resampling = _check_resampling(n, settings, *draws)
-        inputs = AuditInputs(scores, sensitive_features, y)
+        inputs = AuditInputs(scores, sensitive_features, y, weights)
         return audit_regression(inputs, settings, resampling, progress)
     if task == "multiclass":
         settings = multiclass_settings(settings, reason)  # checks the threshold
         resampling = _check_resampling(n, settings, *draws, n_columns=scores.shape[1])
         return audit_multiclass(
-            data, sensitive_features, settings, resampling, progress
+            data, sensitive_features, settings, resampling, progress, weights
         )
     y, pos_label = _binary_labels(y_true, n, pos_label)
     if X is not None and y is None:
@@ -521,14 +531,9 @@ def _audit_rows(
     return _audit_in_memory(inputs, X, settings, resampling, progress)
 
 
-def _check_survey(weights, y_true, y_score, task, X):
-    """What survey ``weights`` cannot be audited with: other tasks, HFM."""
-    if weights is None:
-        return
-    task = detect_task(y_true, y_score, check_task(task))[0]
-    if task != "binary":
-        raise ValueError(SURVEY_TASK_ERROR.format(task=task))
-    if X is not None:
+def _check_survey(weights, X):
+    """What survey ``weights`` cannot be audited with: HFM (``X``)."""
+    if weights is not None and X is not None:
         raise ValueError(SURVEY_HFM_ERROR)
 
 

@@ -174,7 +174,10 @@ class GroupRate:
     rate minus the comparison group's (NaN where not compared): a claim
     that the group is selected less rests on ``diff_high < 0``. With survey
     weights ``size`` and ``n_positive`` are weighted counts, ``n_rows`` the
-    group's rows and ``n_eff`` Kish's effective size (None without).
+    group's rows and ``n_eff`` Kish's effective size (None without); a
+    multiclass TPR's or FPR's ``n_eff_positive`` is the Kish size of its
+    denominator (``n_positive``: the group's people of the class, or not
+    of it).
     """
 
     group: str
@@ -188,6 +191,7 @@ class GroupRate:
     diff_high: float = float("nan")
     n_eff: float | None = None
     n_rows: int | None = None
+    n_eff_positive: float | None = None
 
     @property
     def support(self):
@@ -275,13 +279,19 @@ class DistributionFacts:
 
 @dataclass(frozen=True)
 class GroupValue:
-    """One group's value of a regression metric and its interval (NaN: none)."""
+    """One group's value of a regression metric and its interval (NaN: none).
+
+    With survey weights ``size`` is the weighted count, ``n_rows`` the
+    group's rows and ``n_eff`` Kish's effective size (both None without).
+    """
 
     group: str
-    size: int
+    size: int | float
     value: float
     low: float = float("nan")
     high: float = float("nan")
+    n_eff: float | None = None
+    n_rows: int | None = None
 
 
 @dataclass(frozen=True)
@@ -313,15 +323,20 @@ class BinBias:
     ``low_value`` and ``high_value`` are the bin's ends in ``y_true`` (a
     quantile bin of the true values, ends included), ``size`` its samples,
     ``value`` the mean residual (``y_pred - y_true``) with its Student-t
-    interval (``low``, ``high``; NaN with one sample).
+    interval (``low``, ``high``; NaN with one sample). With survey weights
+    the bins are cut at the weighted quantiles, ``size`` is the weighted
+    count, ``value`` the weighted mean with its interval on Kish's
+    ``n_eff``, beside ``n_rows`` (both None without).
     """
 
     low_value: float
     high_value: float
-    size: int
+    size: int | float
     value: float
     low: float = float("nan")
     high: float = float("nan")
+    n_eff: float | None = None
+    n_rows: int | None = None
 
 
 @dataclass(frozen=True)
@@ -372,11 +387,14 @@ class ClassGap:
 
 @dataclass(frozen=True)
 class ConfusionMatrix:
-    """One group's confusion matrix: ``counts[i][j]`` true class i, predicted j."""
+    """One group's confusion matrix: ``counts[i][j]`` true class i, predicted j.
+
+    With survey weights the counts are weighted (floats).
+    """
 
     grouping: str
     group: str
-    size: int
+    size: int | float
     counts: tuple
 
 
@@ -385,12 +403,13 @@ class ClassShare:
     """One group's predicted and true share of one class.
 
     ``predicted`` is the share of the group predicted ``label``; ``true``
-    the share whose true class is ``label`` (NaN without labels).
+    the share whose true class is ``label`` (NaN without labels); both
+    weighted shares with survey weights, ``size`` then the weighted count.
     """
 
     group: str
     label: str
-    size: int
+    size: int | float
     predicted: float
     true: float = float("nan")
 

@@ -349,6 +349,12 @@ def _include_x(ax, x):
 
 
 # -- a regressor's figures ------------------------------------------------------------
+#: Why the residuals figure is not drawn with survey weights.
+SURVEY_NO_BOXES = (
+    "Not drawn with survey weights: a box plot's quartiles and whiskers are "
+    "of the rows, not of the people they stand for; the group table gives "
+    "each group's weighted bias, MAE and RMSE with their intervals."
+)
 #: Groups drawn in the residuals figure (the largest ones).
 MAX_BOXES = 20
 
@@ -392,6 +398,8 @@ def residuals_figure(report, ax, context):
     title = "Residuals by group"
     if context["y"] is None:
         return {"title": title, "caption": "", "note": "Needs true values (y_true)."}
+    if report.inputs.weights is not None:
+        return {"title": title, "caption": "", "note": SURVEY_NO_BOXES}
     facts = report.headline.regression
     grouping = report.groups[report.groups["grouping"] == facts.grouping]
     codes, labels = _grouping_codes(report, facts.grouping)

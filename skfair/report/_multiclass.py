@@ -28,9 +28,10 @@ from sklearn.exceptions import UndefinedMetricWarning
 from ..metrics import multiclass_rate_details, multiclass_rate_table
 from ..utils import SMALL_GROUP_SIZE
 from ..utils._labels import group_label_text
-from ._common import FEW_POSITIVES
+from ._common import FEW_POSITIVES, group_support
 from ._compute import (
     _reference_index,
+    _sizes,
     audited_inputs,
     audited_rows,
     check_metrics,
@@ -64,11 +65,51 @@ _GAP_RATES = (
 
 
 # -- the group table ------------------------------------------------------------
-def _grouping_rows(grouping, data, ref, settings):
-    """One row per (group, class) of ``grouping``: the rates and the mean score."""
+def _survey_counts(codes, data, rows, w, n, k):
+    """Weighted counts and Kish sizes of each group (and class) under survey ``w``.
+
+    ``size``, ``n_predicted`` and ``n_true`` weighted; ``n_rows``; ``n_eff``
+    of each group, ``n_eff_true`` and ``n_eff_not_true`` of its people of
+    each class and of the others (the TPR's and FPR's denominators).
+    """
+    truth = data.pred[rows] if data.truth is None else data.truth[rows]
+
+    def by_class(values, cls):
+        return np.bincount(codes * k + cls, weights=values, minlength=n * k).reshape(
+            n, k
+        )
+
+    size = np.bincount(codes, weights=w, minlength=n)
+    squares = np.bincount(codes, weights=w * w, minlength=n)
+    true, true_squares = by_class(w, truth), by_class(w * w, truth)
+    not_true = size[:, None] - true
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_eff_true = np.where(true_squares > 0, true**2 / true_squares, np.nan)
+        rest = squares[:, None] - true_squares
+        n_eff_not_true = np.where(rest > 0, not_true**2 / rest, np.nan)
+    return {
+        "size": size,
+        "n_rows": np.bincount(codes, minlength=n),
+        "n_eff": size**2 / squares,
+        "n_predicted": by_class(w, data.pred[rows]),
+        "n_true": true,
+        "n_eff_true": n_eff_true,
+        "n_eff_not_true": n_eff_not_true,
+    }
+
+
+def _grouping_rows(grouping, data, ref, settings, weights=None):
+    """One row per (group, class) of ``grouping``: the rates and the mean score.
+
+    With survey ``weights``: the weighted counts (:func:`_survey_counts`)
+    beside the rows, and the weighted rates of
+    :func:`skfair.metrics.multiclass_rate_table`, whose Wilson intervals
+    count Kish's effective trials of each denominator.
+    """
     rows = grouping.codes >= 0
     codes, n, k = grouping.codes[rows], grouping.n_groups, len(data.classes)
     truth = data.pred[rows] if data.truth is None else data.truth[rows]
+    w = None if weights is None else weights[rows]
     with warnings.catch_warnings():  # undefined rates: NaN, named in the notes
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         table = multiclass_rate_table(
@@ -76,24 +117,40 @@ def _grouping_rows(grouping, data, ref, settings):
             data.pred[rows],
             sensitive_features=pd.Categorical.from_codes(codes, categories=range(n)),
             labels=list(range(k)),
+            sample_weight=w,
             min_group_size=1,  # the report has chosen its groups
             reference=ref,
             confidence_level=settings.confidence_level,
         ).reindex(range(n))
-    sizes = table[("size", "")].to_numpy()
+    if w is None:
+        counts = {
+            "size": table[("size", "")].to_numpy(),
+            "n_predicted": table["n_predicted"].to_numpy(),
+            "n_true": table["n_true"].to_numpy(),
+        }
+    else:
+        counts = _survey_counts(codes, data, rows, w, n, k)
+    sizes = counts["size"]
     sums = np.zeros((n, k))
-    np.add.at(sums, codes, data.proba[rows])
+    np.add.at(sums, codes, data.proba[rows] * (1.0 if w is None else w[:, None]))
     frame = {
         "grouping": np.repeat(grouping.name, n * k),
         "group": np.repeat([group_label_text(g) for g in grouping.labels], k),
         "class": np.tile([str(c) for c in data.classes], n),
         "is_reference": np.repeat(np.arange(n) == ref, k),
         "size": np.repeat(sizes, k),
-        "share": np.repeat(sizes / sizes.sum(), k),
-        "mean_score": (sums / sizes[:, None]).ravel(),
     }
+    if w is not None:
+        for name in ("n_rows", "n_eff"):
+            frame[name] = np.repeat(counts[name], k)
+        frame["design_effect"] = frame["n_rows"] / frame["n_eff"]
+    frame["share"] = np.repeat(sizes / sizes.sum(), k)
+    frame["mean_score"] = (sums / sizes[:, None]).ravel()
     for name in ("n_predicted", "n_true"):
-        frame[name] = table[name].to_numpy().ravel()
+        frame[name] = counts[name].ravel()
+    if w is not None:
+        for name in ("n_eff_true", "n_eff_not_true"):
+            frame[name] = counts[name].ravel()
     for short, long in _RATE_COLUMNS.items():
         for suffix in ("", "_low", "_high"):
             frame[short + suffix] = table[long + suffix].to_numpy().ravel()
@@ -102,42 +159,53 @@ def _grouping_rows(grouping, data, ref, settings):
     frame["selection_rate_diff"] = (rates - rates[ref]).ravel()
     if data.truth is None:
         frame["n_true"] = np.full(n * k, np.nan)
+        if w is not None:
+            frame["n_eff_true"] = frame["n_eff_not_true"] = np.full(n * k, np.nan)
         for short in ("tpr", "fpr"):
             for suffix in ("", "_low", "_high"):
                 frame[short + suffix] = np.full(n * k, np.nan)
     return pd.DataFrame(frame)
 
 
-def _confusion(grouping, data):
-    """A :class:`ConfusionMatrix` per group of ``grouping`` (labels needed)."""
+def _confusion(grouping, data, weights=None):
+    """A :class:`ConfusionMatrix` per group of ``grouping`` (labels needed).
+
+    With survey ``weights`` the counts are weighted.
+    """
     rows = grouping.codes >= 0
     n, k = grouping.n_groups, len(data.classes)
     cell = (grouping.codes[rows] * k + data.truth[rows]) * k + data.pred[rows]
-    counts = np.bincount(cell, minlength=n * k * k).reshape(n, k, k)
+    w = None if weights is None else weights[rows]
+    counts = np.bincount(cell, weights=w, minlength=n * k * k).reshape(n, k, k)
+    number = int if w is None else float
     return [
         ConfusionMatrix(
             grouping.name,
             group_label_text(label),
-            int(counts[g].sum()),
-            tuple(tuple(int(c) for c in row) for row in counts[g]),
+            number(counts[g].sum()),
+            tuple(tuple(number(c) for c in row) for row in counts[g]),
         )
         for g, label in enumerate(grouping.labels)
     ]
 
 
-def multiclass_groups(tables, data, settings):
-    """The long group table, a :class:`TableReference` per table, confusion."""
+def multiclass_groups(tables, data, settings, weights=None):
+    """The long group table, a :class:`TableReference` per table, confusion.
+
+    ``weights``: survey weights (None without); the largest group, the
+    default reference, is then the one of the largest weighted count.
+    """
     frames, references, confusion = [], [], []
     reference = settings.reference
     for grouping, component in tables:
-        sizes = np.bincount(grouping.codes[grouping.kept], minlength=grouping.n_groups)
+        sizes = _sizes(grouping, weights)
         ref, how = _reference_index(grouping, sizes, reference, component)
-        frames.append(_grouping_rows(grouping, data, ref, settings))
+        frames.append(_grouping_rows(grouping, data, ref, settings, weights))
         references.append(
             TableReference(grouping.name, group_label_text(grouping.labels[ref]), how)
         )
         if data.truth is not None:
-            confusion += _confusion(grouping, data)
+            confusion += _confusion(grouping, data, weights)
     if reference is not None and all(r.how == "largest" for r in references):
         from ._common import AUDIT_REFERENCE_ERROR
 
@@ -173,11 +241,12 @@ def _gap_result(key, name, value, pair=None, grouping=None):
     )
 
 
-def gap_results(data, sensitive_features, settings):
+def gap_results(data, sensitive_features, settings, weights=None):
     """The per-class rate gaps between groups, their worst class and mean.
 
     From :func:`skfair.metrics.multiclass_rate_details` (the values of
-    ``multiclass_selection_rate_difference`` and co.); no interval, no test.
+    ``multiclass_selection_rate_difference`` and co.; with survey
+    ``weights``, of the weighted rates); no interval, no test.
     """
     rates = _GAP_RATES if data.truth is not None else _GAP_RATES[:1]
     if data.truth is not None:
@@ -187,6 +256,7 @@ def gap_results(data, sensitive_features, settings):
         "labels": list(range(len(data.classes))),
         "combine": settings.combine,
         "min_group_size": settings.keep,
+        "sample_weight": weights,
     }
     truth = data.pred if data.truth is None else data.truth
     out = []
@@ -219,10 +289,22 @@ def gap_results(data, sensitive_features, settings):
 
 
 # -- the headline's facts ----------------------------------------------------------
+#: A rate's denominator's Kish size in the group table (survey weights).
+_EFFECTIVE = {"selection_rate": "n_eff", "tpr": "n_eff_true", "fpr": "n_eff_not_true"}
+
+
 def _rate(row, rate):
-    size = int(row["size"])
+    weighted = "n_eff" in row
+    size = float(row["size"]) if weighted else int(row["size"])
     n_true = row["n_true"]
     positives = {"tpr": n_true, "fpr": size - n_true}.get(rate)
+    fields = {}
+    if weighted:
+        fields = {"n_eff": float(row["n_eff"]), "n_rows": int(row["n_rows"])}
+        if positives is not None:
+            fields["n_eff_positive"] = float(row[_EFFECTIVE[rate]])
+    if positives is not None:
+        positives = float(positives) if weighted else int(positives)
     return GroupRate(
         group=row["group"],
         size=size,
@@ -230,7 +312,8 @@ def _rate(row, rate):
         low=float(row[f"{rate}_low"]),
         high=float(row[f"{rate}_high"]),
         ratio=float(row["selection_rate_ratio"]) if rate == "selection_rate" else None,
-        n_positive=None if positives is None else int(positives),
+        n_positive=positives,
+        **fields,
     )
 
 
@@ -243,11 +326,14 @@ def class_gap(frame, label, rate):
     values = frame[rate].to_numpy(dtype=np.float64)
     finite = frame[np.isfinite(values)]
     undefined = tuple(frame.loc[~np.isfinite(values), "group"])
-    count = {
-        "selection_rate": finite["size"],
-        "tpr": finite["n_true"],
-        "fpr": finite["size"] - finite["n_true"],
-    }[rate]
+    if "n_eff" in finite:  # survey weights: Kish's size of the denominator
+        count = finite[_EFFECTIVE[rate]]
+    else:
+        count = {
+            "selection_rate": finite["size"],
+            "tpr": finite["n_true"],
+            "fpr": finite["size"] - finite["n_true"],
+        }[rate]
     least = SMALL_GROUP_SIZE if rate == "selection_rate" else FEW_POSITIVES
     enough = finite[count.to_numpy() >= least]
     left_out = ()
@@ -287,7 +373,7 @@ def multiclass_facts(groups, compared_names, data, distribution_class, confusion
     for name in groups["grouping"].unique():
         frame = groups[groups["grouping"] == name]
         selection = _gaps(frame, classes, "selection_rate")
-        sizes = frame.drop_duplicates("group")["size"]
+        sizes = group_support(frame.drop_duplicates("group"))
         readable = int((sizes >= SMALL_GROUP_SIZE).sum()) >= 2
         gap = max(g.value for g in selection)
         compared = name in compared_names
@@ -314,7 +400,7 @@ def _shares(frame):
     """A :class:`ClassShare` per row (group and class) of one grouping's table."""
     out = []
     for row in frame.to_dict(orient="records"):
-        size = int(row["size"])
+        size = float(row["size"]) if "n_eff" in row else int(row["size"])
         true = float(row["n_true"]) / size if size else float("nan")
         out.append(
             ClassShare(
@@ -333,11 +419,12 @@ def _per_class(data, sensitive_features, compared, groups, settings, run):
     """Each class's distribution metrics, phase by phase (keys ``"mcdp[High]"``).
 
     Returns the results and ``{class text: (its results, its MCDP details)}``.
+    ``run``: the resampling, the progress and the survey weights (or None).
     """
-    resampling, progress = run
+    resampling, progress, weights = run
     columns = [data.proba[:, k] for k in range(len(data.classes))]
     progress("metrics")
-    checked = [check_metrics(s, sensitive_features, settings) for s in columns]
+    checked = [check_metrics(s, sensitive_features, settings, weights) for s in columns]
     progress("intervals and tests")
     tables = []
     for k, scores in enumerate(columns):
@@ -347,7 +434,13 @@ def _per_class(data, sensitive_features, compared, groups, settings, run):
 
         tables.append(
             metrics_table(
-                scores, sensitive_features, settings, resampling, checked[k], count
+                scores,
+                sensitive_features,
+                settings,
+                resampling,
+                checked[k],
+                count,
+                weights=weights,
             )
         )
     progress("where MCDP is attained")
@@ -361,6 +454,7 @@ def _per_class(data, sensitive_features, compared, groups, settings, run):
             details=checked[k][2],
             scores=columns[k],
             n_permutations=resampling.n_permutations,
+            weights=weights,
         )
         per_class[cls] = (found, checked[k][2])
         results += [
@@ -370,19 +464,25 @@ def _per_class(data, sensitive_features, compared, groups, settings, run):
     return results, per_class
 
 
-def audit_multiclass(data, sensitive_features, settings, resampling, progress):
-    """The multiclass audit of validated in-memory data (:class:`MulticlassInputs`)."""
+def audit_multiclass(
+    data, sensitive_features, settings, resampling, progress, weights=None
+):
+    """The multiclass audit of validated in-memory data (:class:`MulticlassInputs`).
+
+    With survey ``weights`` every count, share, rate and metric is weighted,
+    the intervals rest on Kish's effective sizes, and no test is run.
+    """
     n = data.proba.shape[0]
     # K columns resampled: as costly as K times the samples
     attributes, compared, tables, left_out, encoded = audited_inputs(
         sensitive_features, n, settings, resampling, columns=len(data.classes)
     )
     progress("groups")
-    groups, references, confusion = multiclass_groups(tables, data, settings)
+    groups, references, confusion = multiclass_groups(tables, data, settings, weights)
     results, per_class = _per_class(
-        data, encoded, compared, groups, settings, (resampling, progress)
+        data, encoded, compared, groups, settings, (resampling, progress, weights)
     )
-    results += gap_results(data, encoded, settings)
+    results += gap_results(data, encoded, settings, weights)
     worst = max(per_class, key=lambda c: per_class[c][1][0.0].value)
     found, details = per_class[worst]
     k = [str(c) for c in data.classes].index(worst)
@@ -394,6 +494,7 @@ def audit_multiclass(data, sensitive_features, settings, resampling, progress):
         settings.epsilon,
         groups,
         per_class={c: per_class[c][1][0.0] for c in per_class},
+        weights=None if weights is None else weights[audited],
     )
     names = [g.name for g in compared]
     return AuditReport(
@@ -412,5 +513,5 @@ def audit_multiclass(data, sensitive_features, settings, resampling, progress):
             distribution,
             multiclass=multiclass_facts(groups, names, data, worst, confusion),
         ),
-        inputs=AuditInputs(data.proba, sensitive_features, data.truth),
+        inputs=AuditInputs(data.proba, sensitive_features, data.truth, weights),
     )

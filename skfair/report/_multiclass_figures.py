@@ -151,7 +151,12 @@ def selection_heatmap_figure(report, ax, context):
     )
     ax.set_yticks(
         np.arange(rows),
-        [f"{g} (n={int(sizes[g]):,})" for g in table.index],
+        [
+            f"{g} (weighted n={sizes[g]:,.1f})"  # survey weights
+            if "n_eff" in frame
+            else f"{g} (n={int(sizes[g]):,})"
+            for g in table.index
+        ],
         fontsize="small" if rows <= 20 else "x-small",
     )
     ax.set_title(facts.grouping, fontsize="small")

@@ -14,9 +14,12 @@ import math
 from ..utils import SMALL_GROUP_SIZE
 from ._common import (
     FEW_POSITIVES,
+    SURVEY_NO_DKW,
     counted,
     format_percent,
     format_ratio,
+    group_support,
+    survey_weighted,
 )
 from ._explain import (
     _groups_text,
@@ -31,10 +34,12 @@ from ._explain import (
 )
 from ._sentences import (
     _listing,
+    _size_text,
     _verdict_sentences,
     mcdp_clauses,
     small_pair_sentence,
 )
+from ._survey import weighted_count
 
 METRIC_HELP = (
     "Class k's rows compare the groups' distributions of the probability of "
@@ -83,8 +88,14 @@ def _prediction_text(facts):
 def lead(report):
     f, s = _facts(report), report.settings
     labels = "with true labels" if report.has_labels else "no true labels"
+    samples = f"{report.n_samples:,} samples"
+    if survey_weighted(report):
+        samples = (
+            f"{report.n_samples:,} rows standing for "
+            f"{weighted_count(report.provenance.n_people)} people (survey weights)"
+        )
     return (
-        f"{report.n_samples:,} samples; sensitive attribute(s): "
+        f"{samples}; sensitive attribute(s): "
         f"{', '.join(map(str, report.data.attributes))}; {_task_text(s)}; "
         + ("" if s.task_reason else f"classes: {', '.join(f.classes)}; ")
         + f"{_prediction_text(f)}; {labels}; "
@@ -94,7 +105,7 @@ def lead(report):
 
 # -- the headline ------------------------------------------------------------------
 def _who(g):
-    return f"{g.group} (n = {g.size:,})"
+    return f"{g.group} ({_size_text(g)})"
 
 
 _DENOMINATOR = {"tpr": "of class {c}", "fpr": "not of class {c}"}
@@ -108,12 +119,19 @@ def _who_rate(g, rate, label):
     is said to rest on a small denominator, with its size.
     """
     if rate not in _DENOMINATOR or g.n_positive is None:
-        small = ", a small group" if g.size < SMALL_GROUP_SIZE else ""
-        return f"{g.group} (n = {g.size:,}{small})"
+        small = ", a small group" if g.support < SMALL_GROUP_SIZE else ""
+        return f"{g.group} ({_size_text(g)}{small})"
     d = g.n_positive
     what = _DENOMINATOR[rate].format(c=label)
-    small = ", a small denominator" if d < SMALL_GROUP_SIZE else ""
-    return f"{g.group} (n = {g.size:,}; the rate rests on {d:,} {what}{small})"
+    if g.n_eff_positive is None:
+        small = ", a small denominator" if d < SMALL_GROUP_SIZE else ""
+        return f"{g.group} (n = {g.size:,}; the rate rests on {d:,} {what}{small})"
+    # survey weights: the denominator's weighted count and its Kish size
+    small = ", a small denominator" if g.n_eff_positive < SMALL_GROUP_SIZE else ""
+    return (
+        f"{g.group} ({_size_text(g)}; the rate rests on a weighted "
+        f"{weighted_count(d)} {what}, n_eff = {g.n_eff_positive:,.1f}{small})"
+    )
 
 
 def _rate_text(g):
@@ -125,8 +143,11 @@ def _left_out_part(gap, rate):
     if not gap.left_out:
         return ""
     least = _LEAST.get(rate, FEW_POSITIVES)
+    what = _LEAST_WHAT[rate]
+    if gap.lowest.n_eff is not None:  # survey weights: Kish's effective sizes
+        what = f"effective {what} (Kish)"
     return (
-        f" (left out of this comparison, fewer than {least} {_LEAST_WHAT[rate]}: "
+        f" (left out of this comparison, fewer than {least} {what}: "
         f"{_listing(gap.left_out)})"
     )
 
@@ -262,8 +283,25 @@ def headline(report):
             "Without true labels (y_true), the TPR, FPR and confusion matrices "
             "are not available."
         )
-    small = small_pair_sentence(report.headline.distribution)
+    small = small_pair_sentence(report.headline.distribution, survey_weighted(report))
     return out + [_distribution_sentence(report)] + ([small] if small else [])
+
+
+def _survey_methods(report):
+    """How the survey weights enter a multiclass audit (None without)."""
+    if not survey_weighted(report):
+        return None
+    return (
+        "With survey weights: every count (the group's size, its people "
+        "predicted and truly of each class, the confusion matrices) is a "
+        "weighted count, beside the rows and Kish's effective size n_eff = "
+        "(Σw)²/Σw²; every share, rate and gap between groups is a weighted "
+        "estimate; each rate's Wilson interval counts the n_eff of its "
+        "denominator (the group for the selection rate, its people of the "
+        "class for TPR, the others for FPR), and so do the small-group rules; "
+        "the distribution metrics are of the weighted CDFs of each class's "
+        "probability."
+    )
 
 
 # -- the plain summary -------------------------------------------------------------
@@ -290,7 +328,7 @@ def _compared(report):
 
 
 def _caveats(report):
-    return group_caveats(report, _compared(report)["size"], listing=_listing)
+    return group_caveats(report, group_support(_compared(report)), listing=_listing)
 
 
 # -- methods and notes ---------------------------------------------------------------
@@ -326,9 +364,14 @@ def methods(report):
             if f.prediction == "labels"
             else "."
         ),
+        *([_survey_methods(report)] if survey_weighted(report) else []),
         interval_method_text(report),
         _tests_text(report)
-        + " Each class has its own tests; no correction across classes.",
+        + (
+            ""
+            if survey_weighted(report)
+            else " Each class has its own tests; no correction across classes."
+        ),
         "Left out: "
         + left_out_text(
             report,
@@ -358,7 +401,8 @@ def _missing_class_notes(report):
 
 def notes(report):
     """Plain-language notes on what a multiclass report can and cannot say."""
-    out = small_group_notes(
+    out = [SURVEY_NO_DKW] if survey_weighted(report) else []
+    out += small_group_notes(
         report, _compared(report), "metric, interval, table", "rates"
     )
     if report.has_labels:
@@ -388,14 +432,28 @@ def _name(row):
     return f"{row['group']} (reference)" if row["is_reference"] else row["group"]
 
 
+def _size_cells(row):
+    """The size cell, or (survey weights) the weighted size, rows, n_eff, deff."""
+    if "n_eff" not in row:
+        return [f"{int(row['size']):,}"]
+    return [
+        weighted_count(row["size"]),
+        f"{int(row['n_rows']):,}",
+        f"{row['n_eff']:,.1f}",
+        f"{row['design_effect']:.2f}",
+    ]
+
+
 def _wide(frame, classes, cell, first=("size",)):
     """One row per group, one column per class, ``cell(row)`` in each."""
+    if first and "n_eff" in frame:
+        first = ("weighted size", "rows", "n_eff", "deff")
     header = ["group"] + list(first) + [f"class {c}" for c in classes]
     rows = []
     for _, part in frame.groupby("group", sort=False):
         by_class = {r["class"]: r for r in part.to_dict(orient="records")}
         r0 = next(iter(by_class.values()))
-        lead = [f"{int(r0['size']):,}"] if first else []
+        lead = _size_cells(r0) if first else []
         rows.append([_name(r0)] + lead + [cell(by_class[c]) for c in classes])
     return header, rows
 
@@ -406,9 +464,10 @@ def _confusion_table(facts, grouping, classes):
     for m in facts.confusion:
         if m.grouping != grouping:
             continue
+        count = weighted_count if isinstance(m.size, float) else "{:,}".format
         for c, counts in zip(classes, m.counts):
             rows.append(
-                [m.group, c] + [f"{n:,}" for n in counts] + [f"{sum(counts):,}"]
+                [m.group, c] + [count(n) for n in counts] + [count(sum(counts))]
             )
     return header, rows
 
@@ -419,10 +478,12 @@ def group_tables(report):
     classes = f.classes
     out = []
     for name, frame in report.groups.groupby("grouping", sort=False):
+        weighted = ", weighted" if "n_eff" in frame else ""
+        on = " on Kish's n_eff" if weighted else ""
         parts = [
             (
-                f"Selection rate of each class (share predicted it), {level} "
-                "Wilson intervals",
+                f"Selection rate of each class (share predicted it{weighted}), "
+                f"{level} Wilson intervals{on}",
                 *_wide(frame, classes, lambda r: _cell(r, "selection_rate")),
             ),
             (
@@ -435,16 +496,17 @@ def group_tables(report):
             parts += [
                 (
                     f"True positive rate, one-vs-rest (share of the class predicted "
-                    f"it), {level} Wilson intervals",
+                    f"it{weighted}), {level} Wilson intervals{on}",
                     *_wide(frame, classes, lambda r: _cell(r, "tpr"), first=()),
                 ),
                 (
                     f"False positive rate, one-vs-rest (share of the other classes "
-                    f"predicted it), {level} Wilson intervals",
+                    f"predicted it{weighted}), {level} Wilson intervals{on}",
                     *_wide(frame, classes, lambda r: _cell(r, "fpr"), first=()),
                 ),
                 (
-                    "Confusion matrix (rows: true class; columns: predicted class)",
+                    f"Confusion matrix{' (weighted counts)' if weighted else ''} "
+                    "(rows: true class; columns: predicted class)",
                     *_confusion_table(f, name, classes),
                 ),
             ]

@@ -43,12 +43,6 @@ WEIGHT_ERROR = (
     "many people; other values survey weights, e.g. 1 / inclusion "
     "probability); got {reason}."
 )
-SURVEY_TASK_ERROR = (
-    "survey weights (non-integer sample_weight) are supported for the audit "
-    "of a binary classifier; task={task!r} takes whole-number frequency "
-    "weights only (their intervals and tests do not yet carry a design "
-    "effect)."
-)
 SURVEY_HFM_ERROR = (
     "X (for HFM) is not supported with survey weights (non-integer "
     "sample_weight): HFM's set distances take no weights. Pass X=None, or "

@@ -24,10 +24,11 @@ import pandas as pd
 from scipy.stats import t as student_t
 
 from ..metrics import regression_gap_intervals, regression_group_table
+from ..metrics._regression_table import survey_gap_intervals, survey_group_table
 from ..utils import SMALL_GROUP_SIZE
 from ..utils._labels import group_label_text
 from ..utils._validation import check_same_index, check_same_length, check_scores
-from ._common import format_target
+from ._common import format_target, group_support
 from ._compute import (
     audited_inputs,
     audited_rows,
@@ -231,21 +232,32 @@ def check_regression_options(*, X, pos_label, score_type):
 
 
 # -- the group table -------------------------------------------------------------------
-def _grouping_errors(grouping, scores, y, confidence_level, reference):
-    """The regression columns of one grouping's rows (in its code order)."""
+def _grouping_errors(grouping, scores, y, confidence_level, reference, weights=None):
+    """The regression columns of one grouping's rows (in its code order).
+
+    With survey ``weights``: :func:`~skfair.metrics._regression_table.
+    survey_group_table` (weighted means and quantiles, intervals on Kish's
+    ``n_eff``).
+    """
     rows = grouping.codes >= 0
     n = grouping.n_groups
     codes = list(range(n))
     feature = pd.Categorical.from_codes(grouping.codes[rows], categories=codes)
     truth = scores[rows] if y is None else y[rows]  # no labels: residuals of 0
-    table = regression_group_table(
-        truth,
-        scores[rows],
-        sensitive_features=feature,
-        min_group_size=1,  # the report has chosen its groups
-        confidence_level=confidence_level,
-        reference=reference,
-    ).reindex([group_label_text(c) for c in codes])
+    common = {
+        "sensitive_features": feature,
+        "confidence_level": confidence_level,
+        "reference": reference,
+    }
+    if weights is None:
+        table = regression_group_table(
+            truth, scores[rows], min_group_size=1, **common
+        )  # the report has chosen its groups
+    else:
+        table = survey_group_table(
+            truth, scores[rows], sample_weight=weights[rows], **common
+        )
+    table = table.reindex([group_label_text(c) for c in codes])
     columns = {"mean_prediction": table["mean_prediction"].to_numpy()}
     for q in ("q10", "q50", "q90"):
         columns[q] = table[q].to_numpy()
@@ -264,7 +276,7 @@ def _grouping_errors(grouping, scores, y, confidence_level, reference):
     return columns
 
 
-def regression_groups(tables, scores, y, settings):
+def regression_groups(tables, scores, y, settings, weights=None):
     """The regression group table, its references and the threshold table.
 
     The rows, their order and the reference groups are those of the
@@ -272,24 +284,29 @@ def regression_groups(tables, scores, y, settings):
     (positive rate, Wilson interval, ratio, four-fifths) are kept when a
     threshold was given. Returns ``(groups, references, at_threshold)``,
     the last the classifier-style table for :func:`threshold_facts` (None
-    without a threshold).
+    without a threshold). With survey ``weights`` every count is weighted,
+    beside ``n_rows``, ``n_eff`` and ``design_effect`` (as a classifier's).
     """
     t = settings.threshold
     decisions = scores >= (np.inf if t is None else t)
     base, references = group_table(
         tables,
-        per_row_counts(scores, decisions, None),
+        per_row_counts(scores, decisions, None, weights),
         reference=settings.reference,
         confidence_level=settings.confidence_level,
     )
     keep = ["grouping", "group", "is_reference", "size", "share"]
+    if weights is not None:
+        keep[4:4] = ["n_rows", "n_eff", "design_effect"]
     frame = base[keep].copy()
     parts = []
     for grouping, _ in tables:
         rows = base["grouping"] == grouping.name
         ref = int(np.flatnonzero(base.loc[rows, "is_reference"].to_numpy())[0])
         parts.append(
-            _grouping_errors(grouping, scores, y, settings.confidence_level, ref)
+            _grouping_errors(
+                grouping, scores, y, settings.confidence_level, ref, weights
+            )
         )
     for column in parts[0]:
         frame[column] = np.concatenate([np.asarray(p[column]) for p in parts])
@@ -301,22 +318,28 @@ def regression_groups(tables, scores, y, settings):
 
 
 # -- the gaps between groups ------------------------------------------------------
-def error_gap_results(scores, y, sensitive_features, settings):
+def _gaps(y, scores, sensitive_features, settings, weights):
+    """:func:`skfair.metrics.regression_gap_intervals` (Welch), survey-weighted."""
+    common = {
+        "sensitive_features": sensitive_features,
+        "combine": settings.combine,
+        "min_group_size": settings.keep,
+        "confidence_level": settings.confidence_level,
+    }
+    if weights is None:
+        return regression_gap_intervals(y, scores, method="welch", **common)
+    return survey_gap_intervals(y, scores, sample_weight=weights, **common)
+
+
+def error_gap_results(scores, y, sensitive_features, settings, weights=None):
     """A :class:`MetricResult` per gap in bias, MAE and RMSE between groups.
 
     Computed by :func:`skfair.metrics.regression_gap_intervals` (the value
     is that of ``mean_residual_difference`` etc.), with Welch intervals,
-    Bonferroni over the pairs; no test.
+    Bonferroni over the pairs; no test. With survey ``weights``: the gaps
+    of the weighted means, Welch on Kish's effective sizes.
     """
-    gaps = regression_gap_intervals(
-        y,
-        scores,
-        sensitive_features=sensitive_features,
-        combine=settings.combine,
-        min_group_size=settings.keep,
-        confidence_level=settings.confidence_level,
-        method="welch",
-    )
+    gaps = _gaps(y, scores, sensitive_features, settings, weights)
     out = []
     for name in ERROR_COLUMNS:
         row = gaps.loc[name]
@@ -350,14 +373,18 @@ def _range(frame, column, with_interval):
             if with_interval
             else ()
         )
-        return GroupValue(row["group"], int(row["size"]), float(row[column]), *bounds)
+        weighted = {}
+        if "n_eff" in row:  # survey weights: the weighted count, rows, n_eff
+            weighted = {"n_eff": float(row["n_eff"]), "n_rows": int(row["n_rows"])}
+        size = float(row["size"]) if weighted else int(row["size"])
+        return GroupValue(row["group"], size, float(row[column]), *bounds, **weighted)
 
     low = defined.loc[defined[column].idxmin()]
     high = defined.loc[defined[column].idxmax()]
     return value(low), value(high)
 
 
-def _gap_interval(frame, grouping, column, scores, y, settings):
+def _gap_interval(frame, grouping, column, scores, y, settings, weights=None):
     """The Welch interval of the gap in ``column`` among ``frame``'s groups.
 
     The groups are passed by their text, so that a note names the group
@@ -367,24 +394,28 @@ def _gap_interval(frame, grouping, column, scores, y, settings):
     codes = {g: k for k, g in enumerate(texts)}
     wanted = np.array([codes[g] for g in frame["group"]])
     rows = np.isin(grouping.codes, wanted)
-    gaps = regression_gap_intervals(
+    gaps = _gaps(
         y[rows],
         scores[rows],
-        sensitive_features=pd.Categorical(texts[grouping.codes[rows]]),
-        min_group_size=1,
-        confidence_level=settings.confidence_level,
-        method="welch",
+        pd.Categorical(texts[grouping.codes[rows]]),
+        dataclasses.replace(settings, min_group_size=1),
+        None if weights is None else weights[rows],
     )
     row = gaps.loc[column]
     return float(row["lower"]), float(row["upper"]), row["note"]
 
 
-def _error_gap(frame, grouping, column, scores, y, settings):
-    """An :class:`ErrorGap`: the range of ``column`` over the larger groups."""
-    large = frame[frame["size"] >= SMALL_GROUP_SIZE]
+def _error_gap(frame, grouping, column, scores, y, settings, weights=None):
+    """An :class:`ErrorGap`: the range of ``column`` over the larger groups.
+
+    Larger: of ``SMALL_GROUP_SIZE`` samples or more (Kish's ``n_eff`` with
+    survey ``weights``).
+    """
+    support = group_support(frame).to_numpy()
+    large = frame[support >= SMALL_GROUP_SIZE]
     left_out = ()
     if len(large) >= 2:
-        left_out = tuple(frame.loc[frame["size"] < SMALL_GROUP_SIZE, "group"])
+        left_out = tuple(frame.loc[support < SMALL_GROUP_SIZE, "group"])
         frame = large
     ends = _range(frame, column, with_interval=column != "mean_prediction")
     if ends is None:
@@ -392,7 +423,9 @@ def _error_gap(frame, grouping, column, scores, y, settings):
     low, high = ends
     bounds = {}
     if column != "mean_prediction" and len(frame) > 1:
-        lo, hi, note = _gap_interval(frame, grouping, column, scores, y, settings)
+        lo, hi, note = _gap_interval(
+            frame, grouping, column, scores, y, settings, weights
+        )
         bounds = {"low": lo, "high": hi, "note": note}
     return ErrorGap(
         column, high.value - low.value, low, high, left_out=left_out, **bounds
@@ -403,36 +436,79 @@ def _error_gap(frame, grouping, column, scores, y, settings):
 TRUTH_BINS = 4
 
 
-def _mean_with_interval(values, confidence_level):
-    """``(mean, low, high)``: the Student-t interval of a mean (NaN for n < 2)."""
+def _mean_with_interval(values, confidence_level, weights=None):
+    """``(mean, low, high)``: the Student-t interval of a mean (NaN for n < 2).
+
+    With survey ``weights``: the weighted mean, the linearisation variance
+    ``sum w^2 (x - mean)^2 / (sum w)^2 * n / (n - 1)`` and ``n_eff - 1``
+    degrees of freedom (Kish's effective size).
+    """
     n = values.size
-    mean = float(values.mean())
+    if weights is None:
+        mean = float(values.mean())
+    else:
+        total = weights.sum()
+        mean = float(np.dot(weights, values) / total)
     if n < 2:
         return mean, float("nan"), float("nan")
-    half = float(
-        student_t.ppf(0.5 + confidence_level / 2, n - 1)
-        * values.std(ddof=1)
-        / np.sqrt(n)
-    )
+    if weights is None:
+        half = float(
+            student_t.ppf(0.5 + confidence_level / 2, n - 1)
+            * values.std(ddof=1)
+            / np.sqrt(n)
+        )
+    else:
+        dev = weights * (values - mean)
+        se = np.sqrt(np.dot(dev, dev) / total**2 * n / (n - 1))
+        dof = total**2 / np.dot(weights, weights) - 1.0
+        half = float(student_t.ppf(0.5 + confidence_level / 2, dof) * se)
     return mean, mean - half, mean + half
 
 
-def bias_by_truth(scores, y, confidence_level, n_bins=TRUTH_BINS):
+def _bin_bias(y, residual, rows, confidence_level, weights):
+    """The :class:`BinBias` of the samples ``rows`` (a mask, or all: None)."""
+    if rows is not None:
+        y, residual = y[rows], residual[rows]
+        weights = None if weights is None else weights[rows]
+    if weights is None:
+        return BinBias(
+            float(y.min()),
+            float(y.max()),
+            int(y.size),
+            *_mean_with_interval(residual, confidence_level),
+        )
+    return BinBias(
+        float(y.min()),
+        float(y.max()),
+        float(weights.sum()),
+        *_mean_with_interval(residual, confidence_level, weights),
+        n_eff=float(weights.sum() ** 2 / np.dot(weights, weights)),
+        n_rows=int(y.size),
+    )
+
+
+def _truth_edges(y, n_bins, weights):
+    """The inner cut points of ``n_bins`` quantile bins of ``y`` (weighted)."""
+    q = np.linspace(0, 1, n_bins + 1)[1:-1]
+    if weights is None:
+        return np.unique(np.quantile(y, q))
+    return np.unique(np.quantile(y, q, method="inverted_cdf", weights=weights))
+
+
+def bias_by_truth(scores, y, confidence_level, n_bins=TRUTH_BINS, weights=None):
     """``(overall, bins)``: the mean residual overall and per quantile bin of ``y``.
 
     The bins are cut at the quantiles of the true values (ties kept in one
     bin: a bin holds every sample whose true value lies in its closed
     range, and the bins of tied quantiles merge), so each holds about
-    ``1 / n_bins`` of the samples.
+    ``1 / n_bins`` of the samples. With survey ``weights``: cut at the
+    weighted quantiles (``numpy.quantile(method="inverted_cdf")``), each
+    bin about ``1 / n_bins`` of the people, the weighted mean residual with
+    its interval on Kish's ``n_eff``.
     """
     residual = scores - y
-    overall = BinBias(
-        float(y.min()),
-        float(y.max()),
-        int(y.size),
-        *_mean_with_interval(residual, confidence_level),
-    )
-    edges = np.unique(np.quantile(y, np.linspace(0, 1, n_bins + 1)[1:-1]))
+    overall = _bin_bias(y, residual, None, confidence_level, weights)
+    edges = _truth_edges(y, n_bins, weights)
     # a bin is (previous edge, edge]; the last is above the last edge
     which = np.searchsorted(edges, y, side="left")
     bins = []
@@ -440,23 +516,19 @@ def bias_by_truth(scores, y, confidence_level, n_bins=TRUTH_BINS):
         rows = which == k
         if not rows.any():
             continue
-        bins.append(
-            BinBias(
-                float(y[rows].min()),
-                float(y[rows].max()),
-                int(rows.sum()),
-                *_mean_with_interval(residual[rows], confidence_level),
-            )
-        )
+        bins.append(_bin_bias(y, residual, rows, confidence_level, weights))
     return overall, tuple(bins)
 
 
-def regression_facts(groups, compared, grouping_name, scores, y, settings):
-    """The :class:`RegressionFacts` of the grouping ``grouping_name``."""
+def regression_facts(groups, compared, grouping_name, scores, y, settings, weights):
+    """The :class:`RegressionFacts` of the grouping ``grouping_name``.
+
+    ``weights``: survey weights (None without).
+    """
     grouping = next(g for g in compared if g.name == grouping_name)
     frame = groups[groups["grouping"] == grouping_name].reset_index(drop=True)
     reference = frame.loc[frame["is_reference"], "group"].iloc[0]
-    args = (scores, y, settings)
+    args = (scores, y, settings, weights)
     errors = {}
     if y is not None:
         errors = {
@@ -469,7 +541,10 @@ def regression_facts(groups, compared, grouping_name, scores, y, settings):
         }
         kept = grouping.codes >= 0
         errors["overall_bias"], errors["bias_by_truth"] = bias_by_truth(
-            scores[kept], y[kept], settings.confidence_level
+            scores[kept],
+            y[kept],
+            settings.confidence_level,
+            weights=None if weights is None else weights[kept],
         )
     return RegressionFacts(
         grouping=grouping_name,
@@ -481,18 +556,32 @@ def regression_facts(groups, compared, grouping_name, scores, y, settings):
 
 # -- the audit ------------------------------------------------------------------------
 def audit_regression(inputs, settings, resampling, progress):
-    """The regression audit of validated in-memory data, phase by phase."""
-    scores, y = inputs.scores, inputs.y
+    """The regression audit of validated in-memory data, phase by phase.
+
+    With survey weights (``inputs.weights``) every count, mean, quantile,
+    interval and metric is weighted (see :func:`skfair.report.audit`), and
+    no test is run.
+    """
+    scores, y, weights = inputs.scores, inputs.y, inputs.weights
     attributes, compared, tables, left_out, sensitive_features = audited_inputs(
         inputs.sensitive_features, len(scores), settings, resampling
     )
     progress("groups")
-    groups, references, at_threshold = regression_groups(tables, scores, y, settings)
+    groups, references, at_threshold = regression_groups(
+        tables, scores, y, settings, weights
+    )
     results, details = computed_metrics(
-        scores, sensitive_features, settings, resampling, progress, groups, compared
+        scores,
+        sensitive_features,
+        settings,
+        resampling,
+        progress,
+        groups,
+        compared,
+        weights,
     )
     if y is not None:
-        results += error_gap_results(scores, y, sensitive_features, settings)
+        results += error_gap_results(scores, y, sensitive_features, settings, weights)
     names = [g.name for g in compared]
     mean_gap = next(r for r in results if r.key == "delta_dp")
     headline_grouping = mean_gap.pair_grouping or names[0]
@@ -517,9 +606,16 @@ def audit_regression(inputs, settings, resampling, progress):
         headline=Headline(
             at_t,
             distribution_facts(
-                results, details, scores[audited], settings.epsilon, groups
+                results,
+                details,
+                scores[audited],
+                settings.epsilon,
+                groups,
+                weights=None if weights is None else weights[audited],
             ),
-            regression_facts(groups, compared, headline_grouping, scores, y, settings),
+            regression_facts(
+                groups, compared, headline_grouping, scores, y, settings, weights
+            ),
         ),
         inputs=inputs,
     )

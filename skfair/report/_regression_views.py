@@ -14,10 +14,13 @@ import math
 
 from ..utils import SMALL_GROUP_SIZE
 from ._common import (
+    SURVEY_NO_DKW,
     counted,
     format_percent,
     format_ratio,
     format_target,
+    group_support,
+    survey_weighted,
 )
 from ._explain import (
     _groups_text,
@@ -40,7 +43,8 @@ from ._sentences import (
     mcdp_clauses,
     small_pair_sentence,
 )
-from ._tables import _group_name, _rate_cell
+from ._survey import rows_text, weighted_count
+from ._tables import _group_name, _rate_cell, _weighted
 
 METRIC_HELP = (
     "The metrics compare the groups' prediction distributions, lower is "
@@ -72,8 +76,18 @@ def _span(low, high):
     return f"[{format_target(low)}, {format_target(high)}]"
 
 
+def _size_text(g):
+    """``"n = 1,234"``; with survey weights the weighted count, rows and ``n_eff``."""
+    if getattr(g, "n_eff", None) is None:
+        return f"n = {g.size:,}"
+    return (
+        f"weighted n = {weighted_count(g.size)}, {rows_text(g.n_rows)}, "
+        f"n_eff = {g.n_eff:,.1f}"
+    )
+
+
 def _who(g):
-    return f"{g.group} (n = {g.size:,})"
+    return f"{g.group} ({_size_text(g)})"
 
 
 def _level(report):
@@ -106,8 +120,14 @@ def lead(report):
         else f"decision: positive when the prediction ≥ {s.threshold:g}"
     )
     labels = "with true values" if report.has_labels else "no true values"
+    samples = f"{report.n_samples:,} samples"
+    if survey_weighted(report):
+        samples = (
+            f"{report.n_samples:,} rows standing for "
+            f"{weighted_count(report.provenance.n_people)} people (survey weights)"
+        )
     return (
-        f"{report.n_samples:,} samples; sensitive attribute(s): "
+        f"{samples}; sensitive attribute(s): "
         f"{', '.join(map(str, report.data.attributes))}; {_task_text(s)}"
         f"{span}; {labels}; {rule}; {_epsilon_text(s)}."
     )
@@ -117,8 +137,9 @@ def lead(report):
 def _left_out_part(gap):
     if not gap.left_out:
         return ""
+    what = "samples" if gap.lowest.n_eff is None else "effective samples (Kish)"
     return (
-        f" (left out of this range, fewer than {SMALL_GROUP_SIZE} samples: "
+        f" (left out of this range, fewer than {SMALL_GROUP_SIZE} {what}: "
         f"{_listing(gap.left_out)})"
     )
 
@@ -176,8 +197,9 @@ def _distribution_sentences(report):
             f"{abcc.pair[0]} and {abcc.pair[1]} differ by that much on average."
         )
     if d.share_near is not None:
+        noun = "people's predictions (weighted)" if survey_weighted(report) else ""
         out.append(
-            f"{format_percent(d.share_near)} of the predictions lie within "
+            f"{format_percent(d.share_near)} of the {noun or 'predictions'} lie within "
             f"±{d.epsilon:g} of {format_target(d.score)}; "
             f"MCDP({d.epsilon:g}) = {d.local_value:.4f} is the CDF gap that "
             f"persists over a window of ±{d.epsilon:g} (target units)."
@@ -270,7 +292,7 @@ def _bin_text(b, report):
         f"{format_target(b.high_value)}"
     )
     if not math.isfinite(b.low):
-        return f"{where} (n = {b.size:,}): {format_target(b.value)}, no interval"
+        return f"{where} ({_size_text(b)}): {format_target(b.value)}, no interval"
     sign = (
         "over-prediction"
         if b.low > 0
@@ -279,7 +301,7 @@ def _bin_text(b, report):
         else "interval contains 0"
     )
     return (
-        f"{where} (n = {b.size:,}): {format_target(b.value)}, "
+        f"{where} ({_size_text(b)}): {format_target(b.value)}, "
         f"{_level(report)} interval {_span(b.low, b.high)}, {sign}"
     )
 
@@ -331,10 +353,43 @@ def plain_summary(report):
             )
         )
     out += _verdict_sentences(report, noun="predictions")
-    return out + read_with_care(group_caveats(report, compared_groups(report)["size"]))
+    caveats = group_caveats(report, group_support(compared_groups(report)))
+    return out + read_with_care(caveats)
 
 
 # -- methods and notes ---------------------------------------------------------------
+def _per_group_text(report):
+    """How the group table's means, quantiles and intervals were obtained."""
+    level = _level(report)
+    if survey_weighted(report):
+        return (
+            "Per group, with survey weights: the weighted count (the people the "
+            "rows stand for) beside the rows and Kish's effective size n_eff = "
+            "(Σw)²/Σw²; the weighted mean prediction and its 10%, 50% and 90% "
+            "weighted quantiles (the inverse of the weighted CDF, as "
+            "numpy.quantile(method='inverted_cdf', weights=w)); with true "
+            f"values, the weighted mean residual and MAE with {level} Student-t "
+            "intervals on the linearisation variance of a weighted mean, "
+            "Σw²(x − mean)²/(Σw)² × n/(n − 1), with n_eff − 1 degrees of "
+            "freedom, and the weighted RMSE with the log-scale interval, the "
+            "square root of MSE × exp(± t × se / MSE), on the same variance; "
+            "differences to the reference group, the gaps below and the bias "
+            "by quantile bin of the true values (cut at the weighted "
+            "quantiles) with Welch and Student-t intervals on those variances "
+            "and effective sizes. Every distribution metric is the weighted "
+            "one (the groups' weighted prediction CDFs)."
+        )
+    return (
+        f"Per group: mean prediction and its 10%, 50% and 90% quantiles (linear "
+        "interpolation, as numpy.quantile); with true values, the mean residual "
+        f"and MAE with {level} Student-t intervals and the RMSE with a "
+        "log-scale interval, the square root of MSE × exp(± t × se / MSE) (the "
+        "delta method for log MSE: positive and longer upwards), each group's "
+        "own; "
+        "differences to the reference group with Welch intervals."
+    )
+
+
 def methods(report):
     """How every number of a regression audit was obtained."""
     s, level = report.settings, _level(report)
@@ -349,18 +404,13 @@ def methods(report):
         "statistic, a share of people, the same under any increasing map of the "
         "predictions; MCDP(ε) and ABPC (binned KDE) live on the observed range "
         f"of the predictions; {_epsilon_text(s)}.",
-        f"Per group: mean prediction and its 10%, 50% and 90% quantiles (linear "
-        "interpolation, as numpy.quantile); with true values, the mean residual "
-        f"and MAE with {level} Student-t intervals and the RMSE with a "
-        "log-scale interval, the square root of MSE × exp(± t × se / MSE) (the "
-        "delta method for log MSE: positive and longer upwards), each group's "
-        "own; "
-        "differences to the reference group with Welch intervals.",
+        _per_group_text(report),
         "Gaps in bias, MAE and RMSE: the largest absolute difference over pairs "
         f"of groups (skfair.metrics.regression_gap_intervals), with {level} Welch "
         "intervals, Bonferroni over the pairs, folded to the absolute value; "
         "no test. The headline's ranges compare the groups of at least "
-        f"{SMALL_GROUP_SIZE} samples when two or more have that many.",
+        f"{SMALL_GROUP_SIZE} samples when two or more have that many"
+        + (" (Kish effective samples)." if survey_weighted(report) else "."),
         interval_method_text(report),
     ]
     out.append(_tests_text(report))
@@ -387,19 +437,19 @@ def methods(report):
 def notes(report):
     """Plain-language notes on what a regression report can and cannot say."""
     compared = compared_groups(report)
-    out = small_group_notes(
+    out = [SURVEY_NO_DKW] if survey_weighted(report) else []
+    out += small_group_notes(
         report, compared, "metric, interval, table", "means, quantiles"
     )
     if "note" in compared:
-        single = compared[compared["size"] <= 1]
+        rows = compared["n_rows"] if "n_rows" in compared else compared["size"]
+        single = compared[rows <= 1]
         if len(single):
             out.append(
                 "One sample, so no spread and no interval: "
                 f"{_listing(single['group'])}; gaps involving them have no interval."
             )
-        flat = compared[
-            (compared["size"] > 1) & (compared["note"].str.startswith("no spread"))
-        ]
+        flat = compared[(rows > 1) & (compared["note"].str.startswith("no spread"))]
         if len(flat):
             out.append(
                 "Every residual equal, so zero-width intervals: "
@@ -425,14 +475,29 @@ def _value_cell(row, name):
     return text + (f" {_span(low, high)}" if math.isfinite(low) else "")
 
 
+def _size_cells(r):
+    """The size cell, or (survey weights) the weighted size, rows, n_eff, deff."""
+    if "n_eff" not in r:
+        return [f"{int(r['size']):,}"]
+    return [
+        _weighted(r["size"]),
+        f"{int(r['n_rows']):,}",
+        f"{r['n_eff']:,.1f}",
+        f"{r['design_effect']:.2f}",
+    ]
+
+
 def _predictions_table(records, labelled):
-    header = ["group", "size", "share", "mean prediction", "q10", "q50", "q90"]
+    sizes = ["size"]
+    if "n_eff" in records[0]:
+        sizes = ["weighted size", "rows", "n_eff", "deff"]
+    header = ["group", *sizes, "share", "mean prediction", "q10", "q50", "q90"]
     if labelled:
         header.append("mean true value")
     rows = [
         [
             _group_name(r),
-            f"{int(r['size']):,}",
+            *_size_cells(r),
             format_percent(r["share"]),
             *(format_target(r[k]) for k in ("mean_prediction", "q10", "q50", "q90")),
         ]
@@ -483,7 +548,7 @@ def _threshold_table(records):
     rows = [
         [
             _group_name(r),
-            f"{int(r['n_selected']):,}",
+            _weighted(r["n_selected"]) if "n_eff" in r else f"{int(r['n_selected']):,}",
             _rate_cell(r, "positive_rate"),
             format_ratio(r["positive_rate_ratio"]),
             f"{r['positive_rate_diff']:+.4f}",
@@ -500,17 +565,20 @@ def group_tables(report):
     out = []
     for name, frame in report.groups.groupby("grouping", sort=False):
         records = frame.to_dict(orient="records")
+        weighted = " (weighted)" if "n_eff" in frame else ""
+        on = " on Kish's n_eff" if weighted else ""
         parts = [
             (
-                "Predictions: mean and quantiles (target units)",
+                f"Predictions: mean and quantiles{weighted} (target units)",
                 *_predictions_table(records, report.has_labels),
             )
         ]
         if report.has_labels:
             parts += [
                 (
-                    f"Errors with {level} intervals (residual = prediction − true "
-                    "value; positive: over-prediction)",
+                    f"Errors{weighted} with {level} intervals{on} "
+                    "(residual = prediction − true value; positive: "
+                    "over-prediction)",
                     *_errors_table(records),
                 ),
                 (
@@ -523,7 +591,7 @@ def group_tables(report):
             parts.append(
                 (
                     f"At the threshold {report.threshold:g}: share predicted ≥ "
-                    f"{report.threshold:g}, {level} Wilson intervals",
+                    f"{report.threshold:g}{weighted}, {level} Wilson intervals{on}",
                     *_threshold_table(records),
                 )
             )

@@ -96,7 +96,14 @@ class AuditReport:
         with true values, ``mean_true``, ``mean_residual``, ``mae``,
         ``rmse`` (each with ``_low`` and ``_high``), their differences to
         the reference group (``<name>_diff`` with ``_low``, ``_high``) and
-        ``note``; the positive-rate columns only with a threshold.
+        ``note``; the positive-rate columns only with a threshold; with
+        survey weights ``size`` is weighted, ``n_rows``, ``n_eff`` and
+        ``design_effect`` follow it, and every mean, quantile and interval
+        is weighted (intervals on Kish's ``n_eff``). A multiclass audit's
+        table has a row per group and class; with survey weights its counts
+        are weighted, beside ``n_rows``, ``n_eff``, ``design_effect``,
+        ``n_eff_true`` and ``n_eff_not_true`` (of the TPR's and FPR's
+        denominators).
     metrics : DataFrame
         One row per metric, indexed by key (``delta_dp``, ``delta_dp@t``,
         ``abcc``, ``abpc``, ``mcdp``, ``mcdp@ε``): value, the interval

@@ -109,6 +109,8 @@ def design_effect_notes(report):
         return []
     groups = report.groups
     compared = groups[groups["grouping"].isin(list(report.kept_groups))]
+    # a multiclass table has a row per group and class: each group once
+    compared = compared.drop_duplicates(["grouping", "group"])
     w = np.asarray(report.inputs.weights, dtype=np.float64)
     n_eff = float(w.sum() ** 2 / (w * w).sum())
     worst = compared.sort_values("design_effect", ascending=False).head(_LISTED)
