@@ -124,13 +124,28 @@ def test_command_line_counter_lines_off_a_terminal(monkeypatch):
 
 
 def test_refusal_never_names_resamples_that_do_not_fit():
-    """10,000 groups of 20: no resampling fits; the message says so (issue 40)."""
-    groups = np.repeat([f"g{k:05d}" for k in range(10_000)], 20)
+    """30,000 groups of 2: no resampling fits; the message says so (issue 40)."""
+    groups = pd.Series(np.repeat([f"g{k:05d}" for k in range(30_000)], 2))
+    groups = groups.astype("category")  # groups, however many
     y_score = np.random.default_rng(1).random(groups.size)
     with pytest.raises(ValueError, match="even one resample") as error:
         audit(None, y_score, sensitive_features=groups, min_group_size=1)
     message = str(error.value)
-    assert "n_resamples=1 " not in message and "49,995,000 pairs" in message
-    assert resampling_estimate(groups.size, 10_000, 1, 1) > MAX_RESAMPLING_SECONDS
-    # min_group_size=21 would leave no two groups: no such hint either
+    assert "n_resamples=1 " not in message and "449,985,000 pairs" in message
+    assert resampling_estimate(groups.size, 30_000, 1, 1) > MAX_RESAMPLING_SECONDS
+    # min_group_size=3 would leave no two groups: no such hint either
     assert "keeps" not in message
+
+
+def test_ten_thousand_groups_are_offered_the_resamples_that_fit():
+    """10,000 groups of 20: the defaults are refused, with a number of
+    resamples that fits (the point values no longer evaluate every pair)."""
+    groups = np.repeat([f"g{k:05d}" for k in range(10_000)], 20)
+    y_score = np.random.default_rng(1).random(groups.size)
+    with pytest.raises(ValueError, match="n_resamples=") as error:
+        audit(None, y_score, sensitive_features=groups, min_group_size=1)
+    fits = int(str(error.value).split("n_resamples=")[1].split(" ")[0])
+    assert 1 <= fits < 199
+    assert resampling_estimate(groups.size, 10_000, fits, fits) <= (
+        MAX_RESAMPLING_SECONDS
+    )
