@@ -37,8 +37,13 @@ class MCDPResult:
         The label of the group whose CDF is higher at ``threshold`` (ε = 0), or
         where the smallest gap inside ``window`` is attained (ε > 0): the
         group with more *low* scores there.
-    pair_values : dict
-        MCDP(ε) of every pair of groups, keyed by ``(attribute, a, b)``.
+    pair_values : dict or mapping
+        MCDP(ε) of every pair of groups, keyed by ``(attribute, a, b)``. A
+        dict, except for a grouping of 100 groups or more with
+        ``agg="max"`` and the exact method: then a read-only mapping with
+        the same keys, order and values, evaluated when first read (a dict
+        of the 50 million pairs of 10,000 groups takes about 10 GB; the
+        worst pair is found without it).
     class_label : object or None
         For class probabilities (``y_score`` of shape ``(n_samples,
         n_classes)``), the class whose MCDP(ε) is the largest: the other
