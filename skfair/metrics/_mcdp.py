@@ -187,17 +187,18 @@ def _pair_values(prepared, epsilons, options, worst_only=False):
         return [
             [_pair(pair, e, options, domain)[0] for pair in pairs] for e in epsilons
         ]
-    engine = AllPairs(
-        sorted_scores.values,
-        sorted_scores.codes,
-        grouping.n_groups,
-        sorted_scores.weights,
-        domain,
-    )
+    engine = _engine(prepared)
     rounding = options.rounding
     if worst_only:
         return [[engine.worst(e, rounding)] for e in epsilons]
     return [engine.values(e, rounding).tolist() for e in epsilons]
+
+
+def _engine(prepared):
+    """The :class:`~._kernels.AllPairs` of one grouping's sorted scores."""
+    (grouping, *_, sorted_scores), domain = prepared
+    s = sorted_scores
+    return AllPairs(s.values, s.codes, grouping.n_groups, s.weights, domain)
 
 
 def _pair(pair, epsilon, options, domain):
@@ -270,13 +271,7 @@ def _grouping_pairs(prepared, epsilons, options):
         and use_pivots(grouping.n_groups)
     )
     if lazy:
-        engine = AllPairs(
-            sorted_scores.values,
-            sorted_scores.codes,
-            grouping.n_groups,
-            sorted_scores.weights,
-            domain,
-        )
+        engine = _engine(prepared)
         out = []
         for epsilon in epsilons:
             part = GroupingPairs(
