@@ -222,3 +222,37 @@ def test_first_pair_reaching_is_the_first_worst_pair(metric, weighted):
         )
         is NotImplemented
     )
+
+
+@pytest.mark.parametrize(
+    ("threshold", "method"), [(None, "welch"), (None, "newcombe"), (0.5, "newcombe")]
+)
+def test_delta_dp_bounds_of_the_worst_pair_by_blocks(threshold, method):
+    """ΔDP's Welch/Newcombe bounds with agg="max", block by block (1,600
+    groups: 1,279,200 pairs, two blocks): the maxima of every pair's bounds,
+    to the last bit, without the arrays of every pair (issue 40)."""
+    from skfair.metrics.inference._intervals import (
+        GroupSummary,
+        aggregate_bounds,
+        delta_dp_pair_bounds,
+    )
+
+    rng = np.random.default_rng(3)
+    k = 1600
+    n = rng.integers(2, 40, k).astype(float)
+    mean = rng.random(k)
+    fields = {
+        "n": n,
+        "n_eff": n,
+        "mean": mean,
+        "se2": mean * (1 - mean) / n,
+        "rate": rng.random(k),
+    }
+    extra = {
+        f: np.zeros(k) for f in GroupSummary.__dataclass_fields__ if f not in fields
+    }
+    summary = GroupSummary(**fields, **extra)
+    full = delta_dp_pair_bounds([summary], threshold, 0.05, method)
+    blocks = delta_dp_pair_bounds([summary], threshold, 0.05, method, worst=True)
+    assert full[0][0].shape[0] == k * (k - 1) // 2 and blocks[0][0].shape[0] == 2
+    assert aggregate_bounds(*full, "max", 1.0) == aggregate_bounds(*blocks, "max", 1.0)

@@ -174,6 +174,15 @@ def _surviving_pairs(n_groups, rows, floor, block):
         start = stop
 
 
+def pair_blocks(n_groups, block=1 << 20):
+    """Every pair ``a < b`` in lexicographic order, ``block`` pairs at a time.
+
+    The pairs of :func:`~._ecdf.pair_codes`, without its 16 bytes a pair at
+    once: yields ``(a, b)`` arrays.
+    """
+    yield from _surviving_pairs(n_groups, None, -np.inf, block)
+
+
 def _floor(best):
     """The widened threshold a triangle bound must reach for a value ``best``."""
     return (best - _SLACK) / (1.0 + _SLACK)

@@ -96,7 +96,10 @@ def interval_bounds(shared, specs, methods, confidence_level, band=None, maxima=
             threshold = spec.options.get("threshold")
             summaries = group_summaries(shared, threshold)
             alpha = 1.0 - confidence_level
-            low, high = delta_dp_pair_bounds(summaries, threshold, alpha, method)
+            worst = spec.options.get("agg", "max") == "max"
+            low, high = delta_dp_pair_bounds(
+                summaries, threshold, alpha, method, worst=worst
+            )
         upper = metric_upper(shared, spec)
         low, high = aggregate_bounds(low, high, spec.options.get("agg", "max"), upper)
         lows.append(low)

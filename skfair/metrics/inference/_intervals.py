@@ -44,6 +44,7 @@ import numpy as np
 from scipy import stats
 
 from .._kernels import pair_codes
+from .._kernels._pivots import pair_blocks
 
 
 @dataclass(frozen=True)
@@ -196,7 +197,7 @@ def welch_interval(mean_a, se2_a, dof_a, mean_b, se2_b, dof_b, alpha):
     return d - half, d + half
 
 
-def delta_dp_pair_bounds(summaries, threshold, alpha, method="welch"):
+def delta_dp_pair_bounds(summaries, threshold, alpha, method="welch", worst=False):
     """Folded simultaneous pair intervals of ΔDP (Welch or Newcombe), per grouping.
 
     ``summaries`` holds one entry per grouping; every pair of every grouping
@@ -204,33 +205,51 @@ def delta_dp_pair_bounds(summaries, threshold, alpha, method="welch"):
     get Newcombe's interval; without one (ΔDP_c) the means get Welch's, or,
     with ``method="newcombe"``, Newcombe's: for scores that are all 0 or 1
     (hard predictions) each mean is a proportion, and Welch's interval
-    collapses to a point when a group's predictions are all equal.
+    collapses to a point when a group's predictions are all equal. With
+    ``worst`` (``agg="max"``) each grouping's arrays hold only the largest
+    low and high of each block of pairs
+    (:func:`~skfair.metrics._kernels._pivots.pair_blocks`), whose maximum is
+    that of every pair: memory bounded whatever the pairs.
     """
     n_groups = [summary.n.shape[0] for summary in summaries]
     n_pairs = max(1, sum(k * (k - 1) // 2 for k in n_groups))
     lows, highs = [], []
     for summary, k in zip(summaries, n_groups):
-        a, b = pair_codes(k)
-        if threshold is None and method == "welch":
-            dof = summary.n_eff - 1.0
-            low, high = welch_interval(
-                summary.mean[a],
-                summary.se2[a],
-                dof[a],
-                summary.mean[b],
-                summary.se2[b],
-                dof[b],
-                alpha / n_pairs,
+        if not worst:
+            low, high = _pair_bounds(
+                summary, *pair_codes(k), threshold, alpha / n_pairs, method
             )
         else:
-            z = stats.norm.isf(alpha / (2.0 * n_pairs))
-            rate = summary.mean if threshold is None else summary.rate
-            n_eff = summary.n_eff
-            low, high = newcombe_interval(rate[a], n_eff[a], rate[b], n_eff[b], z)
-        low, high = fold_abs(low, high)
+            ends = [
+                _pair_bounds(summary, a, b, threshold, alpha / n_pairs, method)
+                for a, b in pair_blocks(k)
+            ]
+            low = np.array([np.max(lo) for lo, _ in ends])  # empty: no pair
+            high = np.array([np.max(hi) for _, hi in ends])
         lows.append(low)
         highs.append(high)
     return lows, highs
+
+
+def _pair_bounds(summary, a, b, threshold, level, method):
+    """The folded intervals of the pairs ``(a, b)`` at ``level`` (Bonferroni'd)."""
+    if threshold is None and method == "welch":
+        dof = summary.n_eff - 1.0
+        low, high = welch_interval(
+            summary.mean[a],
+            summary.se2[a],
+            dof[a],
+            summary.mean[b],
+            summary.se2[b],
+            dof[b],
+            level,
+        )
+    else:
+        z = stats.norm.isf(level / 2.0)
+        rate = summary.mean if threshold is None else summary.rate
+        n_eff = summary.n_eff
+        low, high = newcombe_interval(rate[a], n_eff[a], rate[b], n_eff[b], z)
+    return fold_abs(low, high)
 
 
 def aggregate_bounds(lows, highs, agg, upper):
