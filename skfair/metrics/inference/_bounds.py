@@ -14,6 +14,7 @@ import numpy as np
 
 from .._base import aggregate
 from .._kernels import pair_codes
+from .._kernels._pivots import pair_blocks
 from ._bands import critical_value
 from ._intervals import aggregate_bounds, delta_dp_pair_bounds, summarise_groups
 from ._specs import MetricSpec, band_norm, metric_upper
@@ -135,13 +136,32 @@ def dkw_bounds(shared, specs, confidence_level):
         agg = spec.options.get("agg", "max")
         lo_g, hi_g = [], []
         for grouping, values, t in zip(shared.groupings, per_grouping, halves):
-            a, b = pair_codes(grouping.n_groups)
-            slack = t[a] + t[b]
             values = np.asarray(values, dtype=np.float64)
-            lo_g.append(values - slack)
-            hi_g.append(values + slack)
+            lo, hi = _dkw_ends(values, t, grouping.n_groups, agg == "max")
+            lo_g.append(lo)
+            hi_g.append(hi)
         lows.append(max(0.0, aggregate(lo_g, agg)))
         highs.append(min(1.0, aggregate(hi_g, agg)))
+    return np.array(lows), np.array(highs)
+
+
+def _dkw_ends(values, t, n_groups, worst):
+    """Every pair's ``value -/+ (t_a + t_b)``, or with ``worst`` each block's largest.
+
+    The blocks are those of :func:`~skfair.metrics._kernels._pivots.pair_blocks`:
+    the same maximum without the arrays of every pair.
+    """
+    if not worst:
+        a, b = pair_codes(n_groups)
+        slack = t[a] + t[b]
+        return values - slack, values + slack
+    lows, highs, start = [], [], 0
+    for a, b in pair_blocks(n_groups):
+        block = values[start : start + a.shape[0]]
+        slack = t[a] + t[b]
+        lows.append(np.max(block - slack))
+        highs.append(np.max(block + slack))
+        start += a.shape[0]
     return np.array(lows), np.array(highs)
 
 
