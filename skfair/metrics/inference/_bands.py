@@ -247,15 +247,23 @@ class BandData:
         the data, so the bootstrap says nothing about that group's spread.
         """
         out = []
-        for scale, grouping in zip(self.scales(norm), self.groupings):
+        for k, scale in enumerate(self.scales(norm)):
             a, b = pair_codes(scale.shape[0])
-            if self.pair_mode(norm):
-                half = critical * np.sqrt(scale[a] ** 2 + scale[b] ** 2)
-            else:
-                half = critical * (scale[a] + scale[b])
-            single = np.array([m.shape[0] < 2 for m in grouping["members"]])
-            out.append(np.where(single[a] | single[b], np.inf, half))
+            out.append(self.halfwidths_of(norm, critical, k, a, b, scale))
         return out
+
+    def halfwidths_of(self, norm, critical, k, a, b, scale):
+        """:meth:`pair_halfwidths` of the pairs ``(a, b)`` of grouping ``k``.
+
+        ``scale``: that grouping's :meth:`scales`.
+        """
+        if self.pair_mode(norm):
+            half = critical * np.sqrt(scale[a] ** 2 + scale[b] ** 2)
+        else:
+            half = critical * (scale[a] + scale[b])
+        members = self.groupings[k]["members"]
+        single = np.array([m.shape[0] < 2 for m in members])
+        return np.where(single[a] | single[b], np.inf, half)
 
     # -- the statistic -----------------------------------------------------------
     def studentised_maxima(self, w_rows):

@@ -61,6 +61,36 @@ def _band_pair_values(shared, band, spec, half, critical):
     return [np.asarray(v, dtype=np.float64) for v in per_grouping]
 
 
+def _band_ends(shared, band, spec, norm, critical):
+    """Per grouping, every pair's band interval ``(low, high)`` (lows >= 0).
+
+    With ``agg="max"``, MCDP or ABCC and a band of groups (many pairs) the
+    half-widths are made block by block over the pairs
+    (:func:`~skfair.metrics._kernels._pivots.pair_blocks`) and only each
+    block's largest ends are kept: the same maxima without the arrays of
+    every pair.
+    """
+    worst = spec.options.get("agg", "max") == "max"
+    if not worst or spec.metric == "abpc" or band.pair_mode(norm):
+        half = band.pair_halfwidths(norm, critical)
+        values = _band_pair_values(shared, band, spec, half, critical)
+        low = [np.maximum(v - h, 0.0) for v, h in zip(values, half)]  # pairs >= 0
+        return low, [v + h for v, h in zip(values, half)]
+    values = _band_pair_values(shared, band, spec, None, critical)  # no half used
+    lows, highs = [], []
+    for k, (v, scale) in enumerate(zip(values, band.scales(norm))):
+        lo, hi, start = [], [], 0
+        for a, b in pair_blocks(scale.shape[0]):
+            h = band.halfwidths_of(norm, critical, k, a, b, scale)
+            block = v[start : start + a.shape[0]]
+            lo.append(np.max(np.maximum(block - h, 0.0)))
+            hi.append(np.max(block + h))
+            start += a.shape[0]
+        lows.append(np.array(lo))
+        highs.append(np.array(hi))
+    return lows, highs
+
+
 def interval_bounds(shared, specs, methods, confidence_level, band=None, maxima=None):
     """``low`` and ``high`` of each spec by its method: "welch", "newcombe" or "band".
 
@@ -89,10 +119,7 @@ def interval_bounds(shared, specs, methods, confidence_level, band=None, maxima=
         if method == "band":
             norm = band_norm(spec)
             critical = critical_value(maxima[band.norms.index(norm)], confidence_level)
-            half = band.pair_halfwidths(norm, critical)
-            values = _band_pair_values(shared, band, spec, half, critical)
-            low = [np.maximum(v - h, 0.0) for v, h in zip(values, half)]  # pairs >= 0
-            high = [v + h for v, h in zip(values, half)]
+            low, high = _band_ends(shared, band, spec, norm, critical)
         else:
             threshold = spec.options.get("threshold")
             summaries = group_summaries(shared, threshold)
