@@ -256,3 +256,39 @@ def test_delta_dp_bounds_of_the_worst_pair_by_blocks(threshold, method):
     blocks = delta_dp_pair_bounds([summary], threshold, 0.05, method, worst=True)
     assert full[0][0].shape[0] == k * (k - 1) // 2 and blocks[0][0].shape[0] == 2
     assert aggregate_bounds(*full, "max", 1.0) == aggregate_bounds(*blocks, "max", 1.0)
+
+
+@pytest.mark.parametrize(
+    ("metric", "params"),
+    [("abpc", {}), ("abcc", {}), ("mcdp", {"metric_params": {"epsilon": 0.05}})],
+)
+def test_band_ends_by_blocks_equal_one_block(metric, params, monkeypatch):
+    """The band interval of 120 groups (a band of groups), its ends taken over
+    blocks of 997 pairs or over all 7,140 pairs at once (the arrays of every
+    pair, as before): the same bounds, to the last bit (issue 40)."""
+    from skfair.metrics import metric_confidence_interval
+    from skfair.metrics._kernels import _pivots as pivots
+    from skfair.metrics.inference import _bounds
+
+    scores, groups, _ = _data(11, 120, 15, 3, False, 0.3)
+    kw = {
+        "sensitive_features": groups,
+        "metric": metric,
+        "method": "band",
+        "n_resamples": 39,
+        "min_group_size": 1,
+        "random_state": 0,
+        **params,
+    }
+    whole = metric_confidence_interval(None, scores, **kw)
+    calls = []
+
+    def small_blocks(n):
+        calls.append(n)
+        return pivots.pair_blocks(n, block=997)
+
+    monkeypatch.setattr(_bounds, "pair_blocks", small_blocks)
+    blocks = metric_confidence_interval(None, scores, **kw)
+    assert calls  # the path under test ran
+    assert (blocks.low, blocks.high) == (whole.low, whole.high)
+    assert np.isfinite(whole.high)

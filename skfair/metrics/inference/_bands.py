@@ -216,6 +216,15 @@ class BandData:
                 out.append(pair_l1_values(dens, a, b, grid, ends))
         return out
 
+    def kde_block_values(self, norm, k, a, b, half):
+        """:meth:`kde_pair_values` of the pairs ``(a, b)`` of grouping ``k``.
+
+        ``half``: their half-widths; exact where a pair may give the largest
+        ``value - half`` or ``value + half`` among these pairs.
+        """
+        _, dens, grid = self.groupings[k]["kde"][norm]
+        return pair_l1_values(dens, a, b, grid, [half, -half])
+
     def scales(self, norm):
         """Per grouping, the studentising scale of each group (``1/sqrt(n h)``)."""
         out = []

@@ -64,25 +64,29 @@ def _band_pair_values(shared, band, spec, half, critical):
 def _band_ends(shared, band, spec, norm, critical):
     """Per grouping, every pair's band interval ``(low, high)`` (lows >= 0).
 
-    With ``agg="max"``, MCDP or ABCC and a band of groups (many pairs) the
-    half-widths are made block by block over the pairs
-    (:func:`~skfair.metrics._kernels._pivots.pair_blocks`) and only each
-    block's largest ends are kept: the same maxima without the arrays of
-    every pair.
+    With ``agg="max"`` and a band of groups (many pairs) the half-widths
+    (and ABPC's values, pruned within each block) are made block by block
+    over the pairs (:func:`~skfair.metrics._kernels._pivots.pair_blocks`)
+    and only each block's largest ends are kept: the same maxima without
+    the arrays of every pair.
     """
     worst = spec.options.get("agg", "max") == "max"
-    if not worst or spec.metric == "abpc" or band.pair_mode(norm):
+    if not worst or band.pair_mode(norm):
         half = band.pair_halfwidths(norm, critical)
         values = _band_pair_values(shared, band, spec, half, critical)
         low = [np.maximum(v - h, 0.0) for v, h in zip(values, half)]  # pairs >= 0
         return low, [v + h for v, h in zip(values, half)]
-    values = _band_pair_values(shared, band, spec, None, critical)  # no half used
+    abpc = spec.metric == "abpc"  # ABPC: each block's values, pruned on it
+    values = None if abpc else _band_pair_values(shared, band, spec, None, critical)
     lows, highs = [], []
-    for k, (v, scale) in enumerate(zip(values, band.scales(norm))):
+    for k, scale in enumerate(band.scales(norm)):
         lo, hi, start = [], [], 0
         for a, b in pair_blocks(scale.shape[0]):
             h = band.halfwidths_of(norm, critical, k, a, b, scale)
-            block = v[start : start + a.shape[0]]
+            if abpc:
+                block = band.kde_block_values(norm, k, a, b, h)
+            else:
+                block = values[k][start : start + a.shape[0]]
             lo.append(np.max(np.maximum(block - h, 0.0)))
             hi.append(np.max(block + h))
             start += a.shape[0]
