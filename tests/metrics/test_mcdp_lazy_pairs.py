@@ -263,9 +263,10 @@ def test_delta_dp_bounds_of_the_worst_pair_by_blocks(threshold, method):
     [("abpc", {}), ("abcc", {}), ("mcdp", {"metric_params": {"epsilon": 0.05}})],
 )
 def test_band_ends_by_blocks_equal_one_block(metric, params, monkeypatch):
-    """The band interval of 120 groups (a band of groups), its ends taken over
+    """The band interval of 120 groups (a band of groups): ABPC's ends over
     blocks of 997 pairs or over all 7,140 pairs at once (the arrays of every
-    pair, as before): the same bounds, to the last bit (issue 40)."""
+    pair, as before); MCDP's and ABCC's from the pairs the pivots keep, or
+    from every pair in blocks: the same bounds, to the last bit (issue 40)."""
     from skfair.metrics import metric_confidence_interval
     from skfair.metrics._kernels import _pivots as pivots
     from skfair.metrics.inference import _bounds
@@ -289,6 +290,15 @@ def test_band_ends_by_blocks_equal_one_block(metric, params, monkeypatch):
 
     monkeypatch.setattr(_bounds, "pair_blocks", small_blocks)
     blocks = metric_confidence_interval(None, scores, **kw)
-    assert calls  # the path under test ran
     assert (blocks.low, blocks.high) == (whole.low, whole.high)
     assert np.isfinite(whole.high)
+    if metric == "abpc":
+        assert calls  # the path under test ran
+        return
+    # MCDP and ABCC: the pivots' kept pairs alone (no array of every pair),
+    # against every pair's value taken block by block without the pivots
+    assert not calls
+    monkeypatch.setattr(pivots, "_MIN_GROUPS", 10**9)
+    every = metric_confidence_interval(None, scores, **kw)
+    assert calls
+    assert (every.low, every.high) == (whole.low, whole.high)

@@ -34,7 +34,7 @@ def group_summaries(shared, threshold):
     ]
 
 
-def _band_pair_values(shared, band, spec, half, critical):
+def _band_pair_values(shared, band, spec, half, critical, sparse=False):
     """Per grouping, the metric of every pair (MCDP exact, also for 'approx').
 
     With ``agg="max"`` only the largest ``value - half`` and ``value + half``
@@ -55,10 +55,13 @@ def _band_pair_values(shared, band, spec, half, critical):
         )
     if worst and not band.pair_mode(norm):
         ends = [[u, -u] for u in band.group_halfwidths(norm, critical)]
-        per_grouping = shared.observed_pair_ends(spec, ends)
+        per_grouping = shared.observed_pair_ends(spec, ends, sparse=sparse)
     else:
         per_grouping = shared.observed_pairs([spec])[0]
-    return [np.asarray(v, dtype=np.float64) for v in per_grouping]
+    return [
+        v if isinstance(v, tuple) else np.asarray(v, dtype=np.float64)
+        for v in per_grouping
+    ]
 
 
 def _band_ends(shared, band, spec, norm, critical):
@@ -77,9 +80,19 @@ def _band_ends(shared, band, spec, norm, critical):
         low = [np.maximum(v - h, 0.0) for v, h in zip(values, half)]  # pairs >= 0
         return low, [v + h for v, h in zip(values, half)]
     abpc = spec.metric == "abpc"  # ABPC: each block's values, pruned on it
-    values = None if abpc else _band_pair_values(shared, band, spec, None, critical)
+    values = (
+        None
+        if abpc
+        else _band_pair_values(shared, band, spec, None, critical, sparse=True)
+    )
     lows, highs = [], []
     for k, scale in enumerate(band.scales(norm)):
+        if values is not None and isinstance(values[k], tuple):  # the pairs kept
+            a, b, v = values[k]  # the others' ends cannot be the largest
+            h = band.halfwidths_of(norm, critical, k, a, b, scale)
+            lows.append(np.array([np.max(np.maximum(v - h, 0.0))]))
+            highs.append(np.array([np.max(v + h)]))
+            continue
         lo, hi, start = [], [], 0
         for a, b in pair_blocks(scale.shape[0]):
             h = band.halfwidths_of(norm, critical, k, a, b, scale)
@@ -155,7 +168,7 @@ def dkw_bounds(shared, specs, confidence_level):
     ]
     if shared.w_sorted is None:  # agg="max": the pairs the largest ends need
         per_spec = [
-            shared.observed_pair_ends(s, [[t, -t] for t in halves])
+            shared.observed_pair_ends(s, [[t, -t] for t in halves], sparse=True)
             if s.options.get("agg", "max") == "max"
             else shared.observed_pairs([s])[0]
             for s in specs
@@ -167,7 +180,8 @@ def dkw_bounds(shared, specs, confidence_level):
         agg = spec.options.get("agg", "max")
         lo_g, hi_g = [], []
         for grouping, values, t in zip(shared.groupings, per_grouping, halves):
-            values = np.asarray(values, dtype=np.float64)
+            if not isinstance(values, tuple):
+                values = np.asarray(values, dtype=np.float64)
             lo, hi = _dkw_ends(values, t, grouping.n_groups, agg == "max")
             lo_g.append(lo)
             hi_g.append(hi)
@@ -182,6 +196,10 @@ def _dkw_ends(values, t, n_groups, worst):
     The blocks are those of :func:`~skfair.metrics._kernels._pivots.pair_blocks`:
     the same maximum without the arrays of every pair.
     """
+    if isinstance(values, tuple):  # the pairs kept: the others' ends are lower
+        a, b, kept = values
+        slack = t[a] + t[b]
+        return np.array([np.max(kept - slack)]), np.array([np.max(kept + slack)])
     if not worst:
         a, b = pair_codes(n_groups)
         slack = t[a] + t[b]
