@@ -265,6 +265,12 @@ def _direction(g, report):
     )
 
 
+def _among(report):
+    """Which groups a summary sentence covers when small ones are left out."""
+    unit = "effective samples (Kish)" if survey_weighted(report) else "samples"
+    return f" (among the groups of at least {SMALL_GROUP_SIZE} {unit})"
+
+
 def _bias_summary(report, bias):
     clear = math.isfinite(bias.low) and bias.low > 0
     verdict = (
@@ -272,11 +278,7 @@ def _bias_summary(report, bias):
         if clear
         else "its interval includes 0 or is undefined, so it may be noise"
     )
-    among = (
-        f" (among the groups of at least {SMALL_GROUP_SIZE} samples)"
-        if bias.left_out
-        else ""
-    )
+    among = _among(report) if bias.left_out else ""
     return (
         f"The model {_direction(bias.highest, report)} and "
         f"{_direction(bias.lowest, report)}"
@@ -345,12 +347,7 @@ def plain_summary(report):
         out.append(
             f"Typical errors (MAE) range from {format_target(mae.lowest.value)} "
             f"for {mae.lowest.group} to {format_target(mae.highest.value)} for "
-            f"{mae.highest.group}"
-            + (
-                f" (among the groups of at least {SMALL_GROUP_SIZE} samples)."
-                if mae.left_out
-                else "."
-            )
+            f"{mae.highest.group}" + (f"{_among(report)}." if mae.left_out else ".")
         )
     out += _verdict_sentences(report, noun="predictions")
     caveats = group_caveats(report, group_support(compared_groups(report)))

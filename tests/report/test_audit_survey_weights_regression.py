@@ -229,3 +229,28 @@ def test_gap_without_interval_names_the_small_effective_size():
         f"group 'c' has a Kish effective size of {n_eff:.1f}"
         in (gap["inference_error"])
     )
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_summary_names_effective_samples_when_small_groups_are_left_out():
+    """With survey weights the groups left out of the summary's ranges are
+    those under 30 *effective* samples: the sentence says so."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    g = rng.choice(["a", "b", "c", "tiny"], n, p=[0.5, 0.3, 0.198, 0.002])
+    y = rng.normal(40, 10, n)
+    pred = y + rng.normal(0, 5, n) + (g == "a") * 1.5
+    w = rng.uniform(0.5, 3, n)
+    kw = {"task": "regression", "n_resamples": 19, "n_permutations": 19}
+    summary = " ".join(
+        audit(
+            y, pred, sensitive_features=g, sample_weight=w, random_state=0, **kw
+        ).to_dict()["plain_summary"]
+    )
+    assert "(among the groups of at least 30 effective samples (Kish))" in summary
+    plain = " ".join(
+        audit(y, pred, sensitive_features=g, random_state=0, **kw).to_dict()[
+            "plain_summary"
+        ]
+    )
+    assert "(among the groups of at least 30 samples)" in plain
