@@ -27,6 +27,7 @@ from ..utils._validation import (
     check_scores,
 )
 from ._base import ZERO_WEIGHT_GROUP_ERROR
+from .inference._intervals import summarise_groups
 
 # The three metrics, in the column order of every (n_groups, 3) array here.
 METRICS = ("mean_residual", "mae", "rmse")
@@ -224,29 +225,22 @@ def survey_moments(data):
     :func:`~skfair.metrics.inference._intervals.summarise_groups`), so that
     :meth:`GroupMoments.se2` is that variance and every interval built on
     the moments (:func:`group_intervals`, Welch's) has ``n_eff - 1``
-    degrees of freedom. NaN for a group of one row. Equal weights give
-    :func:`group_moments` exactly.
+    degrees of freedom. NaN for a group of one row. Each column's
+    moments are :func:`~skfair.metrics.inference._intervals.summarise_groups`'
+    (the binary audit's Welch interval rests on the same estimate); equal
+    weights give :func:`group_moments` to rounding.
     """
     n_groups = data.grouping.n_groups
     codes, w = data.codes, data.weights
-    columns = error_columns(data.residual)
+    per_column = [
+        summarise_groups(column, codes, w, n_groups)
+        for column in error_columns(data.residual).T
+    ]
     rows = np.bincount(codes, minlength=n_groups)
-    total_w = np.bincount(codes, weights=w, minlength=n_groups)
-    n_eff = total_w**2 / np.bincount(codes, weights=w * w, minlength=n_groups)
-    mean = np.column_stack(
-        [np.bincount(codes, weights=w * c, minlength=n_groups) for c in columns.T]
-    )
-    mean /= total_w[:, None]
-    dev = w[:, None] * (columns - mean[codes])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        se2 = (
-            np.column_stack(
-                [np.bincount(codes, weights=d * d, minlength=n_groups) for d in dev.T]
-            )
-            / (total_w**2 * (1.0 - 1.0 / rows))[:, None]
-        )
-    se2[rows <= 1] = np.nan
-    mean_pred = np.bincount(codes, weights=w * data.pred, minlength=n_groups) / total_w
+    n_eff = per_column[0].n_eff
+    mean = np.column_stack([s.mean for s in per_column])
+    se2 = np.column_stack([s.se2 for s in per_column])
+    mean_pred = summarise_groups(data.pred, codes, w, n_groups).mean
     return GroupMoments(rows, n_eff, mean, se2 * n_eff[:, None], mean_pred)
 
 
