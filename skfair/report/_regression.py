@@ -25,6 +25,7 @@ from scipy.stats import t as student_t
 
 from ..metrics import regression_gap_intervals, regression_group_table
 from ..metrics._regression_table import survey_gap_intervals, survey_group_table
+from ..metrics.inference._intervals import summarise_groups
 from ..utils import SMALL_GROUP_SIZE
 from ..utils._labels import group_label_text
 from ..utils._validation import check_same_index, check_same_length, check_scores
@@ -439,29 +440,24 @@ TRUTH_BINS = 4
 def _mean_with_interval(values, confidence_level, weights=None):
     """``(mean, low, high)``: the Student-t interval of a mean (NaN for n < 2).
 
-    With survey ``weights``: the weighted mean, the linearisation variance
-    ``sum w^2 (x - mean)^2 / (sum w)^2 * n / (n - 1)`` and ``n_eff - 1``
-    degrees of freedom (Kish's effective size).
+    With survey ``weights``: the weighted mean, its linearisation variance
+    and ``n_eff - 1`` degrees of freedom (Kish's effective size), as
+    :func:`~skfair.metrics.inference._intervals.summarise_groups` gives them.
     """
     n = values.size
     if weights is None:
         mean = float(values.mean())
-    else:
-        total = weights.sum()
-        mean = float(np.dot(weights, values) / total)
+        if n < 2:
+            return mean, float("nan"), float("nan")
+        t = student_t.ppf(0.5 + confidence_level / 2, n - 1)
+        half = float(t * values.std(ddof=1) / np.sqrt(n))
+        return mean, mean - half, mean + half
+    one = summarise_groups(values, np.zeros(n, dtype=np.intp), weights, 1)
+    mean = float(one.mean[0])
     if n < 2:
         return mean, float("nan"), float("nan")
-    if weights is None:
-        half = float(
-            student_t.ppf(0.5 + confidence_level / 2, n - 1)
-            * values.std(ddof=1)
-            / np.sqrt(n)
-        )
-    else:
-        dev = weights * (values - mean)
-        se = np.sqrt(np.dot(dev, dev) / total**2 * n / (n - 1))
-        dof = total**2 / np.dot(weights, weights) - 1.0
-        half = float(student_t.ppf(0.5 + confidence_level / 2, dof) * se)
+    t = student_t.ppf(0.5 + confidence_level / 2, one.n_eff[0] - 1.0)
+    half = float(t * np.sqrt(one.se2[0]))
     return mean, mean - half, mean + half
 
 
