@@ -51,6 +51,7 @@ from ._facts import (
 )
 from ._headline import distribution_facts, finish_metrics
 from ._report import AuditReport
+from ._survey import kish
 
 _RATE_COLUMNS = {
     "selection_rate": "selection_rate",
@@ -83,14 +84,12 @@ def _survey_counts(codes, data, rows, w, n, k):
     squares = np.bincount(codes, weights=w * w, minlength=n)
     true, true_squares = by_class(w, truth), by_class(w * w, truth)
     not_true = size[:, None] - true
-    with np.errstate(divide="ignore", invalid="ignore"):
-        n_eff_true = np.where(true_squares > 0, true**2 / true_squares, np.nan)
-        rest = squares[:, None] - true_squares
-        n_eff_not_true = np.where(rest > 0, not_true**2 / rest, np.nan)
+    n_eff_true = kish(true, true_squares)
+    n_eff_not_true = kish(not_true, squares[:, None] - true_squares)
     return {
         "size": size,
         "n_rows": np.bincount(codes, minlength=n),
-        "n_eff": size**2 / squares,
+        "n_eff": kish(size, squares),
         "n_predicted": by_class(w, data.pred[rows]),
         "n_true": true,
         "n_eff_true": n_eff_true,

@@ -37,7 +37,7 @@ def survey_per_row(scores, decisions, y, weights):
     return out
 
 
-def _kish(total, squares):
+def kish(total, squares):
     """``total**2 / squares`` (NaN where nothing is summed)."""
     out = np.full(np.shape(total), np.nan)
     ok = np.isfinite(total) & (squares > 0)
@@ -61,13 +61,13 @@ def effective_sizes(grouping, per_row, counts):
 
     out = {
         "n_rows": np.bincount(codes[kept], minlength=n).astype(np.float64),
-        "n_eff": _kish(counts["size"], squares(None)),
-        "n_eff_selected": _kish(counts["n_selected"], squares(per_row["decisions"])),
+        "n_eff": kish(counts["size"], squares(None)),
+        "n_eff_selected": kish(counts["n_selected"], squares(per_row["decisions"])),
     }
     if "y" in per_row:
         y = per_row["y"]
-        out["n_eff_positive"] = _kish(counts["n_positive"], squares(y))
-        out["n_eff_negative"] = _kish(counts["n_negative"], squares(1 - y))
+        out["n_eff_positive"] = kish(counts["n_positive"], squares(y))
+        out["n_eff_negative"] = kish(counts["n_negative"], squares(1 - y))
     else:
         out["n_eff_positive"] = out["n_eff_negative"] = np.full(n, np.nan)
     return out
