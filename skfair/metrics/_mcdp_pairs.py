@@ -141,6 +141,17 @@ class PairValues(Mapping):
         return best
 
 
+def largest_pair(pair_values, keep):
+    """``(value, (a, b))``: the largest over pairs of kept groups, or None.
+
+    ``pair_values``: an :class:`MCDPResult`'s, a :class:`PairValues` (not
+    every pair evaluated) or a plain dict; ``keep(name, label)``.
+    """
+    if isinstance(pair_values, PairValues):
+        return pair_values.largest(keep)
+    return largest_in(pair_values, keep)
+
+
 def largest_in(pair_values, keep):
     """:meth:`PairValues.largest` of a plain ``{(name, a, b): value}`` dict."""
     best = None

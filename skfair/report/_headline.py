@@ -30,6 +30,7 @@ from scipy.stats import norm
 from ..metrics import abcc, abpc
 from ..metrics._distribution import first_pair_reaching
 from ..metrics._kernels._pivots import use_pivots
+from ..metrics._mcdp_pairs import largest_pair
 from ..metrics.inference import newcombe_interval
 from ..utils import SMALL_GROUP_SIZE
 from ..utils._labels import group_label_text
@@ -371,18 +372,11 @@ def _largest_between_large_groups(pair_values, sizes, fixed=()):
         key = (attribute, group_label_text(label))
         return sizes.get(key, 0) >= SMALL_GROUP_SIZE and key not in fixed
 
-    if hasattr(pair_values, "largest"):
-        found = pair_values.largest(keep)
-        if found is None:
-            return None
-        value, (a, b) = found
-        return float(value), (group_label_text(a), group_label_text(b))
-    best = None
-    for (attribute, a, b), value in pair_values.items():
-        if keep(attribute, a) and keep(attribute, b):
-            if best is None or value > best[0]:
-                best = (float(value), (group_label_text(a), group_label_text(b)))
-    return best
+    found = largest_pair(pair_values, keep)
+    if found is None:
+        return None
+    value, (a, b) = found
+    return float(value), (group_label_text(a), group_label_text(b))
 
 
 def binary_headline(
