@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import numbers
 
 import numpy as np
@@ -504,16 +505,17 @@ def _area_between(pair, slab=1 << 16):
     return total / pair.scale
 
 
-#: Parameters :func:`first_pair_reaching` takes for each metric, with defaults.
+#: The parameters :func:`first_pair_reaching` takes for each metric.
 _PAIR_PARAMS = {
-    "abcc": {"method": "exact"},
-    "abpc": {
-        "bw_method": "scott",
-        "n_points": 5000,
-        "method": "auto",
-        "domain": (0.0, 1.0),
-    },
+    "abcc": ("method",),
+    "abpc": ("bw_method", "n_points", "method", "domain"),
 }
+
+
+def _defaults(function, names):
+    """The public ``function``'s defaults of ``names`` (one source of them)."""
+    parameters = inspect.signature(function).parameters
+    return {name: parameters[name].default for name in names}
 
 
 def first_pair_reaching(
@@ -531,7 +533,7 @@ def first_pair_reaching(
     others. None when no pair reaches ``target``; NotImplemented for
     parameters other than those of :data:`_PAIR_PARAMS` (ABCC's grid).
     """
-    options = dict(_PAIR_PARAMS[metric])
+    options = _defaults({"abcc": abcc, "abpc": abpc}[metric], _PAIR_PARAMS[metric])
     params = dict(params or {})
     if set(params) - set(options) or (
         metric == "abcc" and params.get("method", "exact") != "exact"
