@@ -26,6 +26,10 @@ from skfair.metrics._kernels import (
     binned_kde,
     direct_kde,
     kde_bandwidth,
+    kde_grid,
+    kde_plan,
+    kde_rows,
+    resampled_kde_rows,
 )
 from skfair.utils import SmallGroupWarning
 
@@ -182,6 +186,39 @@ def test_binned_kde_tiny_bandwidth_uses_exact_truncated_sum():
         direct_kde(x, None, bandwidth, grid),
         rtol=1e-9,
         atol=1e-6,
+    )
+
+
+@given(
+    n=st.integers(1, 32),
+    n_points=st.sampled_from([2, 3, 50, 501]),
+    factor=st.sampled_from([0.02, 0.3, 1.0]),
+    ends=st.booleans(),
+    domain=st.sampled_from([(0.0, 1.0), None]),
+    seed=st.integers(0, 2**16),
+)
+@settings(max_examples=60, deadline=None)
+def test_resampled_kde_rows_are_the_binned_kde(n, n_points, factor, ends, domain, seed):
+    # the kernel-sum path of the bootstrap band equals the FFT path (up to
+    # its round-off, relative to the kernel's peak 1 / (h sqrt(2 pi))) for any weights, refinement, grid and end samples
+    rng = np.random.default_rng(seed)
+    x = rng.random(n)
+    if ends:
+        x[0], x[-1] = 0.0, 1.0
+    bandwidth = factor * (0.05 + x.std())
+    grid = kde_grid(domain, x, [bandwidth], n_points)
+    plan = kde_plan(x, bandwidth, grid)
+    w_rows = rng.integers(0, 4, (3, n)).astype(float)
+    w_rows[:, 0] += 1.0  # every row has some weight
+    expected = kde_rows(plan, w_rows)
+    got = resampled_kde_rows(plan, w_rows)
+    assert got.shape == expected.shape == (3, n_points)
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12 / bandwidth)
+    np.testing.assert_allclose(
+        got[0],
+        binned_kde(x, w_rows[0], bandwidth, grid),
+        rtol=1e-9,
+        atol=1e-12 / bandwidth,
     )
 
 

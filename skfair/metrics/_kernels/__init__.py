@@ -50,7 +50,8 @@ in the public functions.
     scores' range widened by 4 bandwidths); :func:`direct_kde` exactly,
     O(N M); :func:`kde_plan` /
     :func:`kde_rows` the binned KDE of fixed samples under many rows of
-    weights (the bootstrap band of ABPC). Used by ABPC and its intervals.
+    weights (the bootstrap band of ABPC; :func:`resampled_kde_rows` the same
+    without the FFT for groups of a few dozen samples). Used by ABPC and its intervals.
 
 ``_nearest`` and ``_projections`` -- distances to the nearest other group (HFM)
     :func:`nearest_other_group`: exact, by KD-trees in low dimension or by
@@ -97,6 +98,7 @@ from ._kde import (
     kde_grid,
     kde_plan,
     kde_rows,
+    resampled_kde_rows,
     linear_bins,
     unit_weights,
 )
@@ -141,6 +143,7 @@ __all__ = [
     "kde_grid",
     "kde_plan",
     "kde_rows",
+    "resampled_kde_rows",
     "left_window",
     "linear_bins",
     "max_window_min",

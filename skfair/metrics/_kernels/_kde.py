@@ -15,7 +15,10 @@ point (few, precisely because the bandwidth is small).
 :func:`direct_kde` is the exact O(N · M) evaluation (ABPC's small inputs,
 and the reference of the tests); :func:`kde_plan` and :func:`kde_rows`
 evaluate the binned KDE of fixed samples under many rows of weights at
-once (the bootstrap bands of ABPC).
+once (the bootstrap bands of ABPC); :func:`resampled_kde_rows` is the same
+binned KDE summed from shifted copies of the kernel instead of convolved by
+FFT, several times faster for groups of a few dozen samples (equal to
+:func:`kde_rows` up to the FFT's round-off, about 1e-15).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 from scipy.signal import fftconvolve
 
 BW_METHOD_ERROR = (
@@ -194,6 +198,41 @@ def kde_rows(plan, w_rows):
     half = plan["half"]
     smooth = fftconvolve(binned, plan["kernel"][None, :], mode="full", axes=1)
     return np.maximum(smooth[:, half : half + n_fine : plan["refine"]], 0.0)
+
+
+#: Most samples of a group whose resampled KDE rows are summed from shifted
+#: kernels (:func:`resampled_kde_rows`); above, the FFT is faster (measured
+#: at 5,000 points: 0.3 against 0.8 ms a row at 20 samples, even near 40).
+SUMMED_KDE_MAX_SAMPLES = 32
+
+
+def resampled_kde_rows(plan, w_rows):
+    """:func:`kde_rows` without the FFT for a group of few samples.
+
+    The binned KDE is linear in the weights: sample ``i`` adds ``(1 -
+    frac_i) w_i`` times the kernel centred on fine bin ``left_i`` and
+    ``frac_i w_i`` times the one on ``left_i + 1``, read at every
+    ``refine``-th fine point. Those rows are windows of one zero-padded
+    kernel (a strided view, no exponential evaluated), so the KDE of every
+    row of weights is one ``(n_rows, 2 n) @ (2 n, n_points)`` product,
+    taken by :func:`numpy.einsum` (no BLAS thread pool to wake). Groups of
+    more than ``SUMMED_KDE_MAX_SAMPLES`` samples, and plans without binning
+    (tiny bandwidths), go to :func:`kde_rows`.
+    """
+    if "left" not in plan or plan["x"].shape[0] > SUMMED_KDE_MAX_SAMPLES:
+        return kde_rows(plan, w_rows)
+    left, frac, kernel = plan["left"], plan["frac"], plan["kernel"]
+    n_fine, refine, half = plan["n_fine"], plan["refine"], plan["half"]
+    pad = n_fine + 1  # every window starts inside the padded kernel
+    padded = np.zeros(kernel.shape[0] + 2 * pad)
+    padded[pad : pad + kernel.shape[0]] = kernel
+    windows = sliding_window_view(padded, n_fine)[:, ::refine]
+    start = pad + half - left  # the window of fine bin left_i at grid point 0
+    rows = windows[np.concatenate([start, start - 1])]
+    w_rows = w_rows / w_rows.sum(axis=1, keepdims=True)
+    right = np.where(left + 1 < n_fine, frac, 0.0)  # kde_rows drops bin n_fine
+    weights = np.concatenate([w_rows * (1.0 - frac), w_rows * right], axis=1)
+    return np.einsum("rk,kp->rp", weights, rows, optimize=False)
 
 
 def direct_kde(x, weights, bandwidth, grid, chunk=1 << 22):

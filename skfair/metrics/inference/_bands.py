@@ -41,6 +41,7 @@ from .._kernels import (
     pair_codes,
     pair_l1_values,
     pairs_l1,
+    resampled_kde_rows,
 )
 from ._dense import abpc_grid
 from ._specs import band_norm
@@ -188,7 +189,8 @@ class BandData:
 
         def fill(part):
             for g in range(part.start, part.stop):
-                out[g] = kde_rows(plans[g], np.take(w_rows, members[g], axis=1))
+                w_g = np.take(w_rows, members[g], axis=1)
+                out[g] = resampled_kde_rows(plans[g], w_g)
                 out[g] -= data[g]
 
         map_chunks(fill, len(members), work=w_rows.shape[0] * norm[2])
