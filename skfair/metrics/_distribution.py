@@ -27,7 +27,7 @@ from ._kernels import (
     pivot_row,
     pivot_rows,
     sort_scores,
-    worst_pair_l1,
+    worst_l1,
 )
 from ._kernels._pivots import first_pair_at_least
 
@@ -429,10 +429,9 @@ def abpc(
         densities, grid = group_densities(
             scores, weights, codes, grouping, bw_method, n_points, method, domain
         )
-        a, b = pair_codes(grouping.n_groups)
-        if agg == "max":  # only the pairs that may be the worst
-            return [worst_pair_l1(densities, a, b, grid)]
-        return pairs_l1(densities, a, b, grid)
+        if agg == "max":  # only the pairs that may be the worst, by blocks
+            return [worst_l1(densities, grid)]
+        return pairs_l1(densities, *pair_codes(grouping.n_groups), grid)
 
     inputs = ScoreData(
         y_true, y_score, sensitive_features, sample_weight, combine, given, pos_label

@@ -27,6 +27,7 @@ from skfair.metrics._kernels import (
     sort_scores,
     window_plan,
     worst_abcc,
+    worst_l1,
     worst_mcdp,
     worst_pair_l1,
 )
@@ -313,6 +314,8 @@ def test_pair_l1_pruning_is_exact(seed, n_groups):
     lower, upper = pair_l1_bounds(dens, grid, a, b)
     assert (lower <= every).all() and (every <= upper).all()
     assert worst_pair_l1(dens, a, b, grid) == every.max()
+    for block in (1, 7, 1 << 20):  # every pair by blocks, bit for bit
+        assert worst_l1(dens, grid, block=block) == every.max()
     rng = np.random.default_rng(seed)
     half = rng.uniform(0, 0.3, a.shape[0])
     half[rng.random(a.shape[0]) < 0.01] = np.inf  # a one-sample group's pairs
@@ -320,6 +323,30 @@ def test_pair_l1_pruning_is_exact(seed, n_groups):
     assert (values <= every).all() and (values >= 0).all()
     for offset in (half, -half):
         assert np.max(values + offset) == np.max(every + offset)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_worst_l1_finds_a_maximum_the_pivots_miss(seed):
+    """Smooth densities whose distances are all alike (sine waves of random
+    phase): the pivots' rows hold a best below the largest value, which the
+    block scan must still find; the coarse bounds are tight (within 0.05)."""
+    rng = np.random.default_rng(seed)
+    n_groups, grid = 120, np.linspace(0.0, 1.0, 400)
+    waves = rng.integers(1, 4, (n_groups, 1))
+    phase = rng.uniform(0.0, 2 * np.pi, (n_groups, 1))
+    dens = 1.0 + 0.5 * np.sin(2 * np.pi * waves * grid + phase)
+    dens /= np.trapezoid(dens, grid, axis=1)[:, None]
+    a, b = pair_codes(n_groups)
+    every = pairs_l1(dens, a, b, grid)
+
+    def row_of(g):
+        row = pivot_row(n_groups, g, lambda x, y: pairs_l1(dens, x, y, grid))
+        return row, row
+
+    _, _, values = _pivots.pivot_rows(n_groups, row_of)
+    assert max(v.max() for v in values) < every.max()  # the case under test
+    for block in (1, 50, 1 << 20):
+        assert worst_l1(dens, grid, block=block) == every.max()
 
 
 def _clustered(seed, n_groups, weighted):
@@ -377,6 +404,7 @@ def test_pivots_keep_the_worst_pair_to_the_last_bit(seed, weighted, data):
     dens, grid = _densities(seed, n_groups)
     pa, pb = pair_codes(n_groups)
     assert worst_pair_l1(dens, pa, pb, grid) == pairs_l1(dens, pa, pb, grid).max()
+    assert worst_l1(dens, grid, block=1000) == pairs_l1(dens, pa, pb, grid).max()
 
 
 def test_triangle_pairs_refuses_a_cut_that_keeps_most_pairs():

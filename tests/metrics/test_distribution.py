@@ -24,6 +24,7 @@ from skfair.metrics._base import GRID_TOO_LARGE_ERROR, MAX_GRID_POINTS
 from skfair.metrics._kernels import (
     DEGENERATE_GROUP_ERROR,
     binned_kde,
+    compact_plan,
     direct_kde,
     kde_bandwidth,
     kde_grid,
@@ -200,7 +201,9 @@ def test_binned_kde_tiny_bandwidth_uses_exact_truncated_sum():
 @settings(max_examples=60, deadline=None)
 def test_resampled_kde_rows_are_the_binned_kde(n, n_points, factor, ends, domain, seed):
     # the kernel-sum path of the bootstrap band equals the FFT path (up to
-    # its round-off, relative to the kernel's peak 1 / (h sqrt(2 pi))) for any weights, refinement, grid and end samples
+    # its round-off, relative to the kernel's peak 1 / (h sqrt(2 pi))) for
+    # any weights, refinement, grid and end samples; and so does a compact
+    # plan, which recomputes its kernel
     rng = np.random.default_rng(seed)
     x = rng.random(n)
     if ends:
@@ -212,6 +215,7 @@ def test_resampled_kde_rows_are_the_binned_kde(n, n_points, factor, ends, domain
     w_rows[:, 0] += 1.0  # every row has some weight
     expected = kde_rows(plan, w_rows)
     got = resampled_kde_rows(plan, w_rows)
+    assert np.array_equal(resampled_kde_rows(compact_plan(plan), w_rows), got)
     assert got.shape == expected.shape == (3, n_points)
     np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12 / bandwidth)
     np.testing.assert_allclose(

@@ -92,18 +92,25 @@ from ._kde import (
     DegenerateGroupError,
     binned_kde,
     check_bw_method,
+    compact_plan,
     direct_kde,
     fine_grid,
     kde_bandwidth,
     kde_grid,
     kde_plan,
     kde_rows,
-    resampled_kde_rows,
     linear_bins,
+    resampled_kde_rows,
     unit_weights,
 )
 from ._nearest import ALGORITHM_ERROR, nearest_other_group
-from ._pair_l1 import pair_l1_bounds, pair_l1_values, pairs_l1, worst_pair_l1
+from ._pair_l1 import (
+    pair_l1_bounds,
+    pair_l1_values,
+    pairs_l1,
+    worst_l1,
+    worst_pair_l1,
+)
 from ._pivots import end_candidates, pivot_row, pivot_rows, use_pivots
 from ._projections import projected_other_group_distances
 from ._windows import (
@@ -133,6 +140,7 @@ __all__ = [
     "binned_kde",
     "check_bw_method",
     "clip_to_domain",
+    "compact_plan",
     "direct_kde",
     "ecdf_gap_at",
     "end_candidates",
@@ -143,7 +151,6 @@ __all__ = [
     "kde_grid",
     "kde_plan",
     "kde_rows",
-    "resampled_kde_rows",
     "left_window",
     "linear_bins",
     "max_window_min",
@@ -162,6 +169,7 @@ __all__ = [
     "pivot_row",
     "pivot_rows",
     "projected_other_group_distances",
+    "resampled_kde_rows",
     "run_ends",
     "sliding_min",
     "sort_scores",
@@ -170,6 +178,7 @@ __all__ = [
     "window_ends",
     "window_plan",
     "worst_abcc",
+    "worst_l1",
     "worst_mcdp",
     "worst_pair_l1",
 ]

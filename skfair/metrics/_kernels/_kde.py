@@ -170,15 +170,30 @@ def kde_plan(x, bandwidth, grid):
     step = spacing / refine
     left, frac = linear_bins(x, step, n_fine, lo)
     half = int(np.ceil(TRUNCATE * bandwidth / step))
-    offsets = np.arange(-half, half + 1) * (step / bandwidth)
-    plan.update(
-        left=left,
-        frac=frac,
-        refine=refine,
-        half=half,
-        kernel=np.exp(-0.5 * offsets * offsets) / (bandwidth * np.sqrt(2.0 * np.pi)),
-    )
+    plan.update(left=left, frac=frac, refine=refine, half=half, step=step)
+    plan["kernel"] = _plan_kernel(plan)
     return plan
+
+
+def _plan_kernel(plan):
+    """The sampled Gaussian kernel of a binned plan, divided by ``h sqrt(2 pi)``."""
+    bandwidth, half = plan["bandwidth"], plan["half"]
+    offsets = np.arange(-half, half + 1) * (plan["step"] / bandwidth)
+    return np.exp(-0.5 * offsets * offsets) / (bandwidth * np.sqrt(2.0 * np.pi))
+
+
+def compact_plan(plan):
+    """``plan`` without its kernel when :func:`resampled_kde_rows` sums it.
+
+    The kernel spans 16 bandwidths of fine bins (14,500 values, 116 KB, for a
+    group of 20 uniform scores at 5,000 points: 1.2 GB over 10,000 groups);
+    a plan of few samples keeps only what places its samples, and
+    :func:`resampled_kde_rows` recomputes the same kernel (the same floats)
+    when it is needed. Other plans are returned as they are.
+    """
+    if "left" not in plan or plan["x"].shape[0] > SUMMED_KDE_MAX_SAMPLES:
+        return plan
+    return {key: value for key, value in plan.items() if key != "kernel"}
 
 
 def kde_rows(plan, w_rows):
@@ -217,11 +232,13 @@ def resampled_kde_rows(plan, w_rows):
     row of weights is one ``(n_rows, 2 n) @ (2 n, n_points)`` product,
     taken by :func:`numpy.einsum` (no BLAS thread pool to wake). Groups of
     more than ``SUMMED_KDE_MAX_SAMPLES`` samples, and plans without binning
-    (tiny bandwidths), go to :func:`kde_rows`.
+    (tiny bandwidths), go to :func:`kde_rows`. A :func:`compact_plan`
+    (no kernel kept) has its kernel recomputed.
     """
     if "left" not in plan or plan["x"].shape[0] > SUMMED_KDE_MAX_SAMPLES:
         return kde_rows(plan, w_rows)
-    left, frac, kernel = plan["left"], plan["frac"], plan["kernel"]
+    left, frac = plan["left"], plan["frac"]
+    kernel = plan["kernel"] if "kernel" in plan else _plan_kernel(plan)
     n_fine, refine, half = plan["n_fine"], plan["refine"], plan["half"]
     pad = n_fine + 1  # every window starts inside the padded kernel
     padded = np.zeros(kernel.shape[0] + 2 * pad)

@@ -34,7 +34,7 @@ from .._kernels import (
     linear_bins,
     pair_codes,
     pairs_l1,
-    worst_pair_l1,
+    worst_l1,
 )
 
 #: Largest dense CDF table (groups x distinct scores) of :func:`cdf_table`.
@@ -175,10 +175,9 @@ def abpc_statistic(scores, codes, weights, n_groups, options):
         )
     else:
         densities = _binned_kdes(scores, weights, groups, bandwidths, grid)
-    a, b = pair_codes(n_groups)
     if options.get("agg", "max") == "mean":
-        return float(np.mean(pairs_l1(densities, a, b, grid)))
-    return worst_pair_l1(densities, a, b, grid)
+        return float(np.mean(pairs_l1(densities, *pair_codes(n_groups), grid)))
+    return worst_l1(densities, grid)
 
 
 def abpc_grid(scores, codes, weights, bandwidths, options):
