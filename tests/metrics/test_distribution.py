@@ -18,13 +18,14 @@ from skfair.metrics import (
     hfm,
     mcdp,
     mcdp_curve,
+    metric_confidence_interval,
     predictive_quality_parity_gap,
 )
 from skfair.metrics._base import GRID_TOO_LARGE_ERROR, MAX_GRID_POINTS
 from skfair.metrics._kernels import (
     DEGENERATE_GROUP_ERROR,
     binned_kde,
-    compact_plan,
+    compact_plans,
     direct_kde,
     kde_bandwidth,
     kde_grid,
@@ -215,7 +216,8 @@ def test_resampled_kde_rows_are_the_binned_kde(n, n_points, factor, ends, domain
     w_rows[:, 0] += 1.0  # every row has some weight
     expected = kde_rows(plan, w_rows)
     got = resampled_kde_rows(plan, w_rows)
-    assert np.array_equal(resampled_kde_rows(compact_plan(plan), w_rows), got)
+    compact = {key: value for key, value in plan.items() if key != "kernel"}
+    assert np.array_equal(resampled_kde_rows(compact, w_rows), got)
     assert got.shape == expected.shape == (3, n_points)
     np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12 / bandwidth)
     np.testing.assert_allclose(
@@ -224,6 +226,23 @@ def test_resampled_kde_rows_are_the_binned_kde(n, n_points, factor, ends, domain
         rtol=1e-9,
         atol=1e-12 / bandwidth,
     )
+
+
+def test_abpc_band_without_kept_kernels_is_the_same(monkeypatch):
+    # over KEPT_KERNEL_BYTES the small groups' plans drop their kernels and
+    # recompute them: the interval is the same to the last bit
+    from skfair.metrics._kernels import _kde
+
+    rng = np.random.default_rng(3)
+    groups = np.repeat(np.arange(30), rng.integers(2, 40, 30))
+    scores = np.clip(rng.beta(2, 4, groups.size) + 0.01 * groups, 0, 1)
+    args = {"sensitive_features": groups, "metric": "abpc", "n_resamples": 39}
+    kept = metric_confidence_interval(None, scores, random_state=0, **args)
+    monkeypatch.setattr(_kde, "KEPT_KERNEL_BYTES", 0)
+    plans = [kde_plan(scores[:20], 0.1, np.linspace(0, 1, 100))]
+    assert "kernel" not in compact_plans(plans)[0]
+    dropped = metric_confidence_interval(None, scores, random_state=0, **args)
+    assert (dropped.low, dropped.high) == (kept.low, kept.high)
 
 
 def test_weighted_bandwidth_matches_scipy():

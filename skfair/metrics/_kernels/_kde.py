@@ -26,7 +26,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
+from numpy.lib.stride_tricks import as_strided
 from scipy.signal import fftconvolve
 
 BW_METHOD_ERROR = (
@@ -175,25 +175,51 @@ def kde_plan(x, bandwidth, grid):
     return plan
 
 
-def _plan_kernel(plan):
-    """The sampled Gaussian kernel of a binned plan, divided by ``h sqrt(2 pi)``."""
-    bandwidth, half = plan["bandwidth"], plan["half"]
-    offsets = np.arange(-half, half + 1) * (plan["step"] / bandwidth)
-    return np.exp(-0.5 * offsets * offsets) / (bandwidth * np.sqrt(2.0 * np.pi))
+def _plan_kernel(plan, out=None):
+    """The sampled Gaussian kernel of a binned plan, divided by ``h sqrt(2 pi)``.
 
-
-def compact_plan(plan):
-    """``plan`` without its kernel when :func:`resampled_kde_rows` sums it.
-
-    The kernel spans 16 bandwidths of fine bins (14,500 values, 116 KB, for a
-    group of 20 uniform scores at 5,000 points: 1.2 GB over 10,000 groups);
-    a plan of few samples keeps only what places its samples, and
-    :func:`resampled_kde_rows` recomputes the same kernel (the same floats)
-    when it is needed. Other plans are returned as they are.
+    Into ``out`` if given (``2 half + 1`` values). The kernel is even and
+    its negative offsets are the positive ones negated (exactly, in floating
+    point), so the exponentials are taken on one half and mirrored: the same
+    floats as on every offset, half the work.
     """
-    if "left" not in plan or plan["x"].shape[0] > SUMMED_KDE_MAX_SAMPLES:
-        return plan
-    return {key: value for key, value in plan.items() if key != "kernel"}
+    bandwidth, half = plan["bandwidth"], plan["half"]
+    if out is None:
+        out = np.empty(2 * half + 1)
+    offsets = np.arange(0, half + 1) * (plan["step"] / bandwidth)
+    right = out[half:]
+    np.exp(-0.5 * offsets * offsets, out=right)
+    right /= bandwidth * np.sqrt(2.0 * np.pi)
+    out[:half] = right[:0:-1]
+    return out
+
+
+#: Most bytes of kernels the small groups' plans keep (:func:`compact_plans`).
+KEPT_KERNEL_BYTES = 1 << 28
+
+
+def compact_plans(plans):
+    """``plans``, the small groups' without their kernels if these are many.
+
+    A kernel spans 16 bandwidths of fine bins (14,500 values, 116 KB, for a
+    group of 20 uniform scores at 5,000 points: 1.2 GB over 10,000 groups).
+    When the plans that :func:`resampled_kde_rows` sums (of at most
+    ``SUMMED_KDE_MAX_SAMPLES`` samples) hold more than ``KEPT_KERNEL_BYTES``
+    (256 MB) of kernels, they keep only what places their samples, and
+    :func:`resampled_kde_rows` recomputes the same kernel (the same floats)
+    at each call; other plans are kept as they are.
+    """
+    small = [
+        "left" in plan and plan["x"].shape[0] <= SUMMED_KDE_MAX_SAMPLES
+        for plan in plans
+    ]
+    held = sum(plan["kernel"].nbytes for plan, s in zip(plans, small) if s)
+    if held <= KEPT_KERNEL_BYTES:
+        return list(plans)
+    return [
+        {key: value for key, value in plan.items() if key != "kernel"} if s else plan
+        for plan, s in zip(plans, small)
+    ]
 
 
 def kde_rows(plan, w_rows):
@@ -232,18 +258,26 @@ def resampled_kde_rows(plan, w_rows):
     row of weights is one ``(n_rows, 2 n) @ (2 n, n_points)`` product,
     taken by :func:`numpy.einsum` (no BLAS thread pool to wake). Groups of
     more than ``SUMMED_KDE_MAX_SAMPLES`` samples, and plans without binning
-    (tiny bandwidths), go to :func:`kde_rows`. A :func:`compact_plan`
-    (no kernel kept) has its kernel recomputed.
+    (tiny bandwidths), go to :func:`kde_rows`. A plan without its kernel
+    (:func:`compact_plans`) has it recomputed.
     """
     if "left" not in plan or plan["x"].shape[0] > SUMMED_KDE_MAX_SAMPLES:
         return kde_rows(plan, w_rows)
     left, frac = plan["left"], plan["frac"]
-    kernel = plan["kernel"] if "kernel" in plan else _plan_kernel(plan)
     n_fine, refine, half = plan["n_fine"], plan["refine"], plan["half"]
     pad = n_fine + 1  # every window starts inside the padded kernel
-    padded = np.zeros(kernel.shape[0] + 2 * pad)
-    padded[pad : pad + kernel.shape[0]] = kernel
-    windows = sliding_window_view(padded, n_fine)[:, ::refine]
+    padded = np.zeros(2 * half + 1 + 2 * pad)
+    if "kernel" in plan:
+        padded[pad : pad + 2 * half + 1] = plan["kernel"]
+    else:
+        _plan_kernel(plan, out=padded[pad : pad + 2 * half + 1])
+    n_points = (n_fine - 1) // refine + 1
+    windows = as_strided(  # window s: padded[s :: refine], n_points of them
+        padded,
+        shape=(padded.shape[0] - n_fine + 1, n_points),
+        strides=(padded.strides[0], refine * padded.strides[0]),
+        writeable=False,
+    )
     start = pad + half - left  # the window of fine bin left_i at grid point 0
     rows = windows[np.concatenate([start, start - 1])]
     w_rows = w_rows / w_rows.sum(axis=1, keepdims=True)

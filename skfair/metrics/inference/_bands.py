@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels import (
-    compact_plan,
+    compact_plans,
     kde_bandwidth,
     kde_plan,
     kde_rows,
@@ -181,7 +181,7 @@ class BandData:
             plans = [kde_plan(self._scores[m], hg, grid) for m, hg in zip(members, h)]
             rows = [kde_rows(p, w[None, m])[0] for p, m in zip(plans, members)]
             data = np.stack(rows)
-            plans = [compact_plan(plan) for plan in plans]  # no kernel a small group
+            plans = compact_plans(plans)  # small groups' kernels, if many
             grouping["kde"][norm] = (plans, data, grid)
 
     def _centred_kdes(self, grouping, norm, w_rows):
