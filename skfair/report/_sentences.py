@@ -394,9 +394,7 @@ def small_pair_sentence(d, survey=False):
     texts = []
     if d.small_group is not None:
         label, n = d.small_group
-        size = (
-            f"Kish effective size {n}" if survey else counted(n, "person", "people")
-        )
+        size = f"Kish effective size {n}" if survey else counted(n, "person", "people")
         texts.append(
             f"{label}, a group of {size}, whose CDF has "
             "too few steps for the gap to say much about the model"

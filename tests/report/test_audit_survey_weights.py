@@ -403,9 +403,7 @@ def test_methods_state_the_size_rules_in_effective_samples():
     rules in Kish's effective samples; the unweighted one is unchanged."""
     y, scores, frame, w = survey_sample(4, n=400)
     common = {"sensitive_features": frame["sex"], **FAST}
-    methods = " ".join(
-        audit(y, scores, sample_weight=w, **common).to_dict()["methods"]
-    )
+    methods = " ".join(audit(y, scores, sample_weight=w, **common).to_dict()["methods"])
     assert "among the groups of 30 or more effective samples (Kish)" in methods
     assert "positive labels have a Kish effective size under 10" in methods
     assert "30 or more people" not in methods

@@ -195,8 +195,9 @@ def test_weighted_multiclass_text_never_calls_an_effective_size_samples():
     for section, text in texts.items():
         counted = set(_COUNTED.findall(text))
         assert counted <= {(total, "people")}, (section, counted)
-    assert "at least 30 effective samples (Kish) for the selection rate" in (
-        texts["methods"]
+    assert (
+        "at least 30 effective samples (Kish) for the selection rate"
+        in (texts["methods"])
     )
     assert "of at least 10 effective samples (Kish) of the class" in texts["methods"]
     assert "count each group's people (weighted counts)" in texts["methods"]
