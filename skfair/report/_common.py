@@ -83,8 +83,8 @@ SURVEY_RATES = (
     " With survey weights every count is a weighted count (the people the "
     "rows stand for, beside the rows), every rate a weighted estimate, and "
     "the Wilson and Newcombe intervals and the small-group rules (under 30 "
-    "people, under 10 positives) use Kish's effective size n_eff of each "
-    "denominator instead of its rows."
+    "effective samples (Kish) in a group, under 10 among its positives) use "
+    "Kish's effective size n_eff of each denominator instead of its rows."
 )
 #: With survey weights: why the DKW interval is not given.
 SURVEY_NO_DKW = (

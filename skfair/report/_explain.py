@@ -93,12 +93,23 @@ def _groups_text(report):
 
 def _rates_text(report):
     level = f"{100 * report.confidence_level:g}%"
+    if survey_weighted(report):  # the rules read Kish's effective sizes
+        flagged = (
+            f"a group whose positive labels have a Kish effective size under "
+            f"{FEW_POSITIVES} is flagged (its TPR and FNR rest on a handful of "
+            "effective samples (Kish))"
+        )
+        large = f"{SMALL_GROUP_SIZE} or more effective samples (Kish)"
+    else:
+        flagged = (
+            f"a group with fewer than {FEW_POSITIVES} positive labels is flagged "
+            "(its TPR and FNR rest on a handful of samples)"
+        )
+        large = f"{SMALL_GROUP_SIZE} or more people"
     return (
-        f"Per-group rates: {level} Wilson score intervals; a group with fewer than "
-        f"{FEW_POSITIVES} positive labels is flagged (its TPR and FNR rest on a "
-        "handful of samples). The headline compares every group with the "
-        "most-selected group (the four-fifths convention; among the groups of "
-        f"{SMALL_GROUP_SIZE} or more people when two or more are), or with the "
+        f"Per-group rates: {level} Wilson score intervals; {flagged}. The headline "
+        "compares every group with the most-selected group (the four-fifths "
+        f"convention; among the groups of {large} when two or more are), or with the "
         "reference group when one is given; groups whose outcome is fixed in "
         "the labels (no positives or no negatives) are set apart from every "
         "comparison, ratio and gap there. Four-fifths rule: every group's "
@@ -353,7 +364,8 @@ def _group_notes(report):
             f"Few positives (Kish effective size of the positives under "
             f"{FEW_POSITIVES}): "
             f"{_listed(few, 'n_eff_positive', 'n_eff = {:,.1f}'.format)}. Their "
-            "TPR and FNR rest on a handful of samples; read the Wilson intervals."
+            "TPR and FNR rest on a handful of effective samples (Kish); read the "
+            "Wilson intervals."
         )
     elif len(few):
         out.append(

@@ -335,6 +335,11 @@ def _caveats(report):
 def methods(report):
     """How every number of a multiclass audit was obtained."""
     s, f, level = report.settings, _facts(report), _level(report)
+    # with survey weights the confusion matrices are weighted counts, and the
+    # headline's size rules read Kish's effective sizes
+    unit, counted_what = "samples", "samples"
+    if survey_weighted(report):
+        unit, counted_what = "effective samples (Kish)", "people (weighted counts)"
     out = [
         f"{_task_text(s)[0].upper()}{_task_text(s)[1:]}; {_prediction_text(f)}.",
         _groups_text(report),
@@ -343,8 +348,8 @@ def methods(report):
         "to the reference group, and one-vs-rest the true positive rate (share "
         "of the class predicted it) and false positive rate (share of the other "
         f"classes predicted it), each with a {level} Wilson score interval "
-        "(pointwise). The confusion matrices count each group's samples by true "
-        "class (rows) and predicted class (columns).",
+        f"(pointwise). The confusion matrices count each group's {counted_what} "
+        "by true class (rows) and predicted class (columns).",
         "Gaps between groups: for each class the largest difference over pairs "
         "of groups of its selection rate, TPR and FPR (skfair.metrics."
         "multiclass_rate_details), then the worst class and the mean over "
@@ -352,8 +357,8 @@ def methods(report):
         "difference, ..._false_positive_rate_difference and multiclass_"
         "equalized_odds_difference with class_agg='max' and 'mean'); no interval. "
         "The headline compares the groups of at least "
-        f"{SMALL_GROUP_SIZE} samples for the selection rate (of at least "
-        f"{FEW_POSITIVES} samples of the class, or not of it, for TPR and FPR) "
+        f"{SMALL_GROUP_SIZE} {unit} for the selection rate (of at least "
+        f"{FEW_POSITIVES} {unit} of the class, or not of it, for TPR and FPR) "
         "when two or more have that many.",
         "Distribution metrics of each class k on its probability column, one-vs-"
         "rest (ΔDP_c, ABCC, ABPC, MCDP(0) and MCDP(ε)), as for a binary "

@@ -186,7 +186,7 @@ def _distribution_sentences(report):
         f"and {d.groups[1]} predicted at most that differ by "
         f"{100 * d.value:.1f} percentage points; {said}{interval}."
     ]
-    small = small_pair_sentence(d)
+    small = small_pair_sentence(d, survey_weighted(report))
     if small:
         out.append(small)
     abcc = _metric(report, "abcc")
@@ -406,8 +406,9 @@ def methods(report):
         f"of groups (skfair.metrics.regression_gap_intervals), with {level} Welch "
         "intervals, Bonferroni over the pairs, folded to the absolute value; "
         "no test. The headline's ranges compare the groups of at least "
-        f"{SMALL_GROUP_SIZE} samples when two or more have that many"
-        + (" (Kish effective samples)." if survey_weighted(report) else "."),
+        f"{SMALL_GROUP_SIZE} "
+        + ("effective samples (Kish)" if survey_weighted(report) else "samples")
+        + " when two or more have that many.",
         interval_method_text(report),
     ]
     out.append(_tests_text(report))

@@ -394,7 +394,7 @@ def small_pair_sentence(d, survey=False):
     texts = []
     if d.small_group is not None:
         label, n = d.small_group
-        size = f"effective size {n}" if survey else counted(n, "person", "people")
+        size = f"Kish effective size {n}" if survey else counted(n, "person", "people")
         texts.append(
             f"{label}, a group of {size}, whose CDF has "
             "too few steps for the gap to say much about the model"
@@ -405,8 +405,10 @@ def small_pair_sentence(d, survey=False):
             "negative labels)"
         )
     text = "That pair involves " + " and ".join(texts)
-    between = f"groups of {SMALL_GROUP_SIZE} or more" + (
-        " with both outcomes" if fixed is not None else ""
+    between = (
+        f"groups of {SMALL_GROUP_SIZE} or more"
+        + (" effective samples (Kish)" if survey else "")
+        + (" with both outcomes" if fixed is not None else "")
     )
     if d.large_pair is None:
         return f"{text}; fewer than two {between} remain, so no gap between them."

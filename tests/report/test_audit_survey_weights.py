@@ -396,3 +396,18 @@ def test_one_row_group_reads_one_row_and_no_test_is_not_parity():
     text = " ".join(report.to_dict()["headline"]["text"])
     assert "1 rows" not in text and "no evidence of a disparity" not in text
     assert "1 row," in text
+
+
+def test_methods_state_the_size_rules_in_effective_samples():
+    """The Methods text of a survey-weighted audit gives the small-group
+    rules in Kish's effective samples; the unweighted one is unchanged."""
+    y, scores, frame, w = survey_sample(4, n=400)
+    common = {"sensitive_features": frame["sex"], **FAST}
+    methods = " ".join(audit(y, scores, sample_weight=w, **common).to_dict()["methods"])
+    assert "among the groups of 30 or more effective samples (Kish)" in methods
+    assert "positive labels have a Kish effective size under 10" in methods
+    assert "30 or more people" not in methods
+    assert "(under 30 people" not in methods
+    plain = " ".join(audit(y, scores, **common).to_dict()["methods"])
+    assert "among the groups of 30 or more people when two or more are" in plain
+    assert "fewer than 10 positive labels is flagged" in plain

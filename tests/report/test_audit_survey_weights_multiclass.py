@@ -7,6 +7,7 @@ test is run and the report says so.
 """
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -156,3 +157,54 @@ def test_multiclass_report_says_not_tested():
     markdown = report.to_markdown()
     assert "| group | weighted size | rows | n\\_eff | deff |" in markdown
     assert "Confusion matrix (weighted counts)" in markdown
+
+
+#: A number followed by the noun it counts ("30 samples", "2,412.2 people").
+_COUNTED = re.compile(r"(?<![\w-])(\d[\d,]*(?:\.\d+)?) (samples?|people|person)\b")
+
+
+def _texts(report):
+    d = report.to_dict()
+    return {
+        "headline": " ".join(d["headline"]["text"]),
+        "summary": " ".join(d["plain_summary"]),
+        "methods": " ".join(d["methods"]),
+        "notes": " ".join(d["notes"]),
+    }
+
+
+def test_weighted_multiclass_text_never_calls_an_effective_size_samples():
+    """With survey weights the sizes the small-group rules read are Kish's
+    n_eff: no Methods, headline, summary or note sentence counts them as
+    "samples" or "people"; the only counted people are the weighted total."""
+    rng = np.random.default_rng(11)
+    n = 700
+    g = rng.choice(["big", "mid", "tiny"], n, p=[0.6, 0.36, 0.04])
+    y = rng.choice(4, n, p=[0.6, 0.25, 0.1, 0.05])
+    logits = rng.normal(size=(n, 4))
+    logits[np.arange(n), y] += 1.5
+    proba = np.exp(logits)
+    proba /= proba.sum(axis=1, keepdims=True)
+    w = rng.uniform(0.5, 6, n) * np.where(g == "tiny", 3, 1)
+    common = {"sensitive_features": pd.Series(g, name="grp"), "task": "multiclass"}
+    report = audit(y, proba, sample_weight=w, **common, **FAST)
+    texts = _texts(report)
+    tiny = w[g == "tiny"]
+    assert tiny.sum() ** 2 / (tiny**2).sum() < 30  # the small-group rules fire
+    total = f"{w.sum():,.1f}"
+    for section, text in texts.items():
+        counted = set(_COUNTED.findall(text))
+        assert counted <= {(total, "people")}, (section, counted)
+    assert (
+        "at least 30 effective samples (Kish) for the selection rate"
+        in (texts["methods"])
+    )
+    assert "of at least 10 effective samples (Kish) of the class" in texts["methods"]
+    assert "count each group's people (weighted counts)" in texts["methods"]
+    assert "fewer than 30 effective samples (Kish)" in texts["summary"]
+    assert "Kish effective size" in texts["headline"]  # the small pair
+    # the same audit without weights counts samples and people, as before
+    plain = _texts(audit(y, proba, **common, **FAST))
+    assert "at least 30 samples for the selection rate" in plain["methods"]
+    tiny_rows = (str(int((g == "tiny").sum())), "people")
+    assert tiny_rows in set(_COUNTED.findall(plain["headline"]))

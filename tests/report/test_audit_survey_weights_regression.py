@@ -254,3 +254,28 @@ def test_summary_names_effective_samples_when_small_groups_are_left_out():
         ]
     )
     assert "(among the groups of at least 30 samples)" in plain
+
+
+def test_small_pair_sentence_gives_the_kish_size_not_people():
+    """A group of 50 rows carried by two rows (n_eff about 2): when MCDP(0)'s
+    worst pair involves it, the headline gives its Kish effective size, not
+    that many "people", and the rule's groups are of effective samples."""
+    rng = np.random.default_rng(3)
+    groups = np.repeat(["a", "b", "c"], [300, 250, 50])
+    y = rng.normal(40, 10, groups.size)
+    pred = y + rng.normal(0, 5, groups.size)
+    w = rng.uniform(1, 2, groups.size)
+    w[groups == "c"] = 0.5
+    w[np.flatnonzero(groups == "c")[:2]] = 60.0
+    c = w[groups == "c"]
+    n_eff = int(c.sum() ** 2 / (c * c).sum())
+    report = audit(
+        y, pred, sensitive_features=groups, sample_weight=w, task="regression", **FAST
+    )
+    assert "c" in report.headline.distribution.groups
+    headline = " ".join(report.to_dict()["headline"]["text"])
+    assert f"c, a group of Kish effective size {n_eff}," in headline
+    assert f"a group of {n_eff} people" not in headline
+    assert "between groups of 30 or more effective samples (Kish)" in headline
+    methods = " ".join(report.to_dict()["methods"])
+    assert "the groups of at least 30 effective samples (Kish) when" in methods
