@@ -495,20 +495,20 @@ def test_many_pairs_are_announced_with_the_options_that_help(
     path = tmp_path / "many.csv"
     frame.to_csv(path, index=False)
     argv = ["audit", "--predictions", str(path), "--score", "p", "--sensitive", "g"]
-    argv += ["--n-resamples", "999"]
+    argv += ["--n-resamples", "1999"]
     with pytest.raises(SystemExit):
         main([*argv, "--output", str(tmp_path / "r.json")])
     err = capsys.readouterr().err
     (note,) = [line for line in err.splitlines() if ": note: " in line]
     assert note.startswith(
         "skfair audit: note: 122 groups of 'g' make 7,381 pairs, each resampled "
-        "1,998 times (bootstrap and permutations): this audit may take roughly "
+        "3,998 times (bootstrap and permutations): this audit may take roughly "
     )
     assert "--min-group-size K compares only the groups of at least K rows (here " in (
         note
     )
     assert "--min-group-size 40 keeps 2 groups" in note
-    assert "--n-resamples N (now 999)" in note
+    assert "--n-resamples N (now 1999)" in note
     assert err.index(": note: ") < err.index("stopped before the resampling")
     _error(capsys, [*argv, "--min-group-size", "40", "--output", "r.json"])
     assert ": note: " not in capsys.readouterr().err

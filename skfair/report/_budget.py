@@ -20,21 +20,21 @@ from ._common import auto_resamples
 
 #: Seconds per resample (bootstrap or permutation) per sample, per group and
 #: per pair of groups: the audit's intervals and tests with every metric, on
-#: 2 cores (measured on 20 rows per group: 30, 100, 300 and 1,000 groups; at
-#: 1,000 groups about 0.9 s a resample, nearly all of it linear in the
-#: groups: each group's KDE and bootstrap band; the worst pairs are found
-#: from pivots, not from a bound per pair).
+#: 2 cores (fitted on 20 rows per group, 9 resamples and 9 permutations, at
+#: 1,000 and 10,000 groups: 0.24 s and 3.8 s a resample, nearly all of it
+#: linear in the groups: each group's KDE and bootstrap band; the worst
+#: pairs are found from pivots, not from a bound per pair).
 SECONDS_PER_SAMPLE_DRAW = 1e-7
-SECONDS_PER_GROUP_DRAW = 1e-3
-SECONDS_PER_PAIR_DRAW = 5e-8
+SECONDS_PER_GROUP_DRAW = 2.2e-4
+SECONDS_PER_PAIR_DRAW = 3.2e-8
 #: Seconds once per group, once per pair of groups (the point values, the
 #: pairs behind them and the intervals' ends: about 30 s at 3,000 groups and
-#: 3.5 to 4 minutes at 10,000, measured on 20 rows per group with 1 and 9
+#: 3.5 minutes at 10,000, measured on 20 rows per group with 1 and 9
 #: resamples; the worst pairs come from pivots, not from every pair) and once
 #: per audit, whatever the resamples.
 SECONDS_PER_GROUP = 5e-3
 SECONDS_PER_PAIR = 3.2e-6
-SECONDS_PER_AUDIT = 0.5
+SECONDS_PER_AUDIT = 0.2
 #: The longest estimated resampling :func:`skfair.report.audit` starts.
 MAX_RESAMPLING_SECONDS = 600.0
 
@@ -79,11 +79,11 @@ def resampling_estimate(n_samples, n_groups, n_resamples=None, n_permutations=No
     --------
     >>> from skfair.report import resampling_estimate
     >>> round(resampling_estimate(100_000, 10))
-    9
+    5
     >>> round(resampling_estimate(20_000, 1_000) / 60)  # minutes: under 10
-    7
-    >>> round(resampling_estimate(200_000, 10_000) / 3600, 1)  # hours: refused
-    0.7
+    2
+    >>> round(resampling_estimate(200_000, 10_000) / 60)  # minutes: refused
+    16
     """
     counts = np.atleast_1d(np.asarray(n_groups, dtype=np.float64))
     r = auto_resamples(n_samples) if n_resamples is None else n_resamples

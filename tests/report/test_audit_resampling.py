@@ -91,7 +91,7 @@ def test_too_long_an_audit_is_refused_before_resampling(monkeypatch):
 
 def test_estimate_grows_with_pairs_and_resamples():
     small = resampling_estimate(10_000, 4, 99)
-    assert resampling_estimate(10_000, 400, 99) > 40 * small  # ~linear in groups
+    assert resampling_estimate(10_000, 400, 99) > 20 * small  # ~linear in groups
     # affine in the resamples plus permutations: a one-off part, then per draw
     once = resampling_estimate(10_000, 4, 0, 0)
     assert 0 < once < small
