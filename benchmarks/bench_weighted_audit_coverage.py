@@ -44,6 +44,7 @@ import time
 import warnings
 
 import numpy as np
+from _coverage import Tally
 
 from skfair import audit
 from skfair.metrics import abcc, delta_dp, mcdp
@@ -108,31 +109,6 @@ def intervals(report):
         d = facts.disadvantaged
         diffs[(d.group, facts.reference.group)] = (d.diff_low, d.diff_high)
     return out, diffs
-
-
-class Tally:
-    """Covered counts and widths per quantity."""
-
-    def __init__(self):
-        self.hits, self.widths, self.counts, self.apart = {}, {}, {}, {}
-
-    def add(self, name, interval, truth):
-        low, high = interval
-        if not (np.isfinite(low) and np.isfinite(high)):
-            return
-        self.counts[name] = self.counts.get(name, 0) + 1
-        self.hits[name] = self.hits.get(name, 0) + int(
-            low - 1e-12 <= truth <= high + 1e-12
-        )
-        self.apart[name] = self.apart.get(name, 0) + int(low > 0 or high < 0)
-        self.widths.setdefault(name, []).append(high - low)
-
-    def row(self, name):
-        n = self.counts.get(name, 0)
-        if not n:
-            return float("nan"), float("nan"), float("nan"), 0
-        mean_width = float(np.mean(self.widths[name]))
-        return self.hits[name] / n, mean_width, self.apart[name] / n, n
 
 
 def record(tally, found, diffs, truth, rates):

@@ -70,6 +70,7 @@ import time
 import warnings
 
 import numpy as np
+from _coverage import Tally
 
 from skfair import audit
 from skfair.metrics import abcc, delta_dp, mcdp
@@ -142,34 +143,6 @@ def intervals(report):
                     float(row[f"{rate}_high"]),
                 )
     return out
-
-
-class Tally:
-    """Covered counts, widths and intervals excluding 0, per quantity."""
-
-    def __init__(self):
-        self.hits, self.widths, self.counts, self.apart = {}, {}, {}, {}
-
-    def add(self, name, interval, truth):
-        low, high = interval
-        if not (np.isfinite(low) and np.isfinite(high)):
-            return
-        self.counts[name] = self.counts.get(name, 0) + 1
-        self.hits[name] = self.hits.get(name, 0) + int(
-            low - 1e-12 <= truth <= high + 1e-12
-        )
-        self.apart[name] = self.apart.get(name, 0) + int(low > 0 or high < 0)
-        self.widths.setdefault(name, []).append(high - low)
-
-    def row(self, names):
-        """Coverage, mean width, share excluding 0 and count, pooled over ``names``."""
-        n = sum(self.counts.get(name, 0) for name in names)
-        if not n:
-            return float("nan"), float("nan"), float("nan"), 0
-        hits = sum(self.hits.get(name, 0) for name in names)
-        apart = sum(self.apart.get(name, 0) for name in names)
-        widths = [w for name in names for w in self.widths.get(name, [])]
-        return hits / n, float(np.mean(widths)), apart / n, n
 
 
 def record(tally, found, truth):

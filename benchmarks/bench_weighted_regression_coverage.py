@@ -34,6 +34,7 @@ import time
 import warnings
 
 import numpy as np
+from _coverage import Tally
 
 from skfair import audit
 
@@ -104,29 +105,6 @@ def intervals(report):
     return out
 
 
-class Tally:
-    """Covered counts and widths per quantity."""
-
-    def __init__(self):
-        self.hits, self.widths, self.counts = {}, {}, {}
-
-    def add(self, name, interval, truth):
-        low, high = interval
-        if not (np.isfinite(low) and np.isfinite(high)):
-            return
-        self.counts[name] = self.counts.get(name, 0) + 1
-        self.hits[name] = self.hits.get(name, 0) + int(
-            low - 1e-12 <= truth <= high + 1e-12
-        )
-        self.widths.setdefault(name, []).append(high - low)
-
-    def row(self, name):
-        n = self.counts.get(name, 0)
-        if not n:
-            return float("nan"), float("nan"), 0
-        return self.hits[name] / n, float(np.mean(self.widths[name])), n
-
-
 def run(args):
     groups, y, pred, pi = population(args.population, args.seed)
     truth = truths(groups, y, pred)
@@ -164,8 +142,8 @@ def run(args):
         f"{'naive coverage':>15} {'naive width':>12} {'intervals':>10}"
     )
     for name in QUANTITIES:
-        cov, width, n = weighted.row(name)
-        ncov, nwidth, _ = naive.row(name)
+        cov, width, _, n = weighted.row(name)
+        ncov, nwidth, _, _ = naive.row(name)
         print(
             f"{name:<13} {'0.95':>7} {cov:>9.3f} {width:>11.4f} "
             f"{ncov:>15.3f} {nwidth:>12.4f} {n:>10}"
