@@ -257,11 +257,11 @@ def _direction(g, report):
             f"({interval})"
         )
     return (
-        f"has no clear bias for {g.group} (mean residual "
+        f"has a bias for {g.group} that cannot be told from 0 (mean residual "
         f"{format_target(g.value)}, {interval}, which contains 0)"
         if math.isfinite(g.low)
-        else f"has no clear bias for {g.group} (mean residual "
-        f"{format_target(g.value)}, no interval)"
+        else f"has a mean residual of {format_target(g.value)} for {g.group} "
+        "(no interval, so no direction is claimed)"
     )
 
 

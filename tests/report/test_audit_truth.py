@@ -292,6 +292,12 @@ def test_regression_bias_claims_need_an_interval_away_from_zero(case):
             assert high < 0
         if low <= 0 <= high:
             assert f"predicts {label} by" not in summary
+    # an interval containing 0 is never read as "no bias"
+    assert "no bias" not in summary and "no clear bias" not in summary
+    highest = report.headline.regression.bias.highest
+    if highest.low <= 0 <= highest.high:
+        told = f"has a bias for {highest.group} that cannot be told from 0"
+        assert told in summary
     facts = report.headline.regression
     # the bins partition the samples; each bin's bias is its mean residual
     bins = facts.bias_by_truth
