@@ -29,7 +29,6 @@ from skfair.metrics._kernels import (
     worst_abcc,
     worst_l1,
     worst_mcdp,
-    worst_pair_l1,
 )
 from skfair.metrics._kernels._allpairs import (
     _COARSE_MIN_PAIRS,
@@ -313,7 +312,6 @@ def test_pair_l1_pruning_is_exact(seed, n_groups):
             assert every[k] == np.trapezoid(np.abs(dens[a[k]] - dens[b[k]]), grid)
     lower, upper = pair_l1_bounds(dens, grid, a, b)
     assert (lower <= every).all() and (every <= upper).all()
-    assert worst_pair_l1(dens, a, b, grid) == every.max()
     for block in (1, 7, 1 << 20):  # every pair by blocks, bit for bit
         assert worst_l1(dens, grid, block=block) == every.max()
     rng = np.random.default_rng(seed)
@@ -403,7 +401,6 @@ def test_pivots_keep_the_worst_pair_to_the_last_bit(seed, weighted, data):
     assert worst_mcdp(steps, a, b, padded, 0.05, plan) == exact.max()
     dens, grid = _densities(seed, n_groups)
     pa, pb = pair_codes(n_groups)
-    assert worst_pair_l1(dens, pa, pb, grid) == pairs_l1(dens, pa, pb, grid).max()
     assert worst_l1(dens, grid, block=1000) == pairs_l1(dens, pa, pb, grid).max()
 
 

@@ -51,7 +51,8 @@ in the public functions.
     O(N M); :func:`kde_plan` /
     :func:`kde_rows` the binned KDE of fixed samples under many rows of
     weights (the bootstrap band of ABPC; :func:`resampled_kde_rows` the same
-    without the FFT for groups of a few dozen samples). Used by ABPC and its intervals.
+    without the FFT for groups of a few dozen samples). Used by ABPC and its
+    intervals.
 
 ``_nearest`` and ``_projections`` -- distances to the nearest other group (HFM)
     :func:`nearest_other_group`: exact, by KD-trees in low dimension or by
@@ -109,7 +110,6 @@ from ._pair_l1 import (
     pair_l1_values,
     pairs_l1,
     worst_l1,
-    worst_pair_l1,
 )
 from ._pivots import end_candidates, pivot_row, pivot_rows, use_pivots
 from ._projections import projected_other_group_distances
@@ -180,5 +180,4 @@ __all__ = [
     "worst_abcc",
     "worst_l1",
     "worst_mcdp",
-    "worst_pair_l1",
 ]

@@ -6,10 +6,9 @@ points (5,000 by default): over every pair of ``G`` groups that is
 groups. With ``agg="max"`` only the pairs that may attain the largest value
 need their row: :func:`pair_l1_bounds` bounds every pair by a projection of
 the densities on ``_N_CELLS`` coarse cells (a cost of 64 cells a pair instead
-of 5,000 points), :func:`worst_pair_l1` evaluates pairs in decreasing order
-of the upper bound until none can beat the best value found (:func:`worst_l1`
-the same over every pair, a block of pairs at a time, as the public ABPC
-does), and
+of 5,000 points), :func:`worst_l1` evaluates the pairs, a block at a time,
+in decreasing order of the upper bound until none can beat the best value
+found, and
 :func:`pair_l1_values` keeps exact only the pairs that may attain the
 largest ``value + offset`` (an interval's ends).
 
@@ -24,11 +23,10 @@ from __future__ import annotations
 import numpy as np
 
 from ._pivots import (
-    _floor,
-    _surviving_pairs,
-    pivot_cut,
     pivot_row,
     pivot_rows,
+    surviving_pairs,
+    triangle_floor,
     use_pivots,
 )
 
@@ -118,12 +116,12 @@ def _largest_from(best, densities, a, b, upper, grid):
 def worst_l1(densities, grid, block=1 << 20):
     """The largest trapezoid L1 over every pair of ``densities``' rows.
 
-    :func:`worst_pair_l1` of every pair, without an array over them (16
+    ``max(pairs_l1(...))`` of every pair, without an array over them (16
     bytes a pair for the codes and 24 for the bounds: 2 GB at 10,000
     groups): the pivots' rows give a first best (and triangle bounds), and
     the pairs are bounded ``block`` at a time (lexicographic order) by the
     coarse cells, computed once; a block's pairs whose upper bound exceeds
-    the best value so far are evaluated as in :func:`worst_pair_l1`. The
+    the best value so far are evaluated by :func:`_largest_from`. The
     same float as ``pairs_l1`` of every pair's maximum.
     """
     n_groups = densities.shape[0]
@@ -140,39 +138,13 @@ def worst_l1(densities, grid, block=1 << 20):
         _, rows, values = pivot_rows(n_groups, row_of)
         best = max(float(np.max(value)) for value in values)
     coarse = _coarse_cells(densities, grid)
-    floor = -np.inf if rows is None else _floor(best)
-    for a, b in _surviving_pairs(n_groups, rows, floor, block):
+    floor = -np.inf if rows is None else triangle_floor(best)
+    for a, b in surviving_pairs(n_groups, rows, floor, block):
         upper = _bounds_of(coarse, a, b)[1]
         keep = np.flatnonzero(upper > best)
         if keep.shape[0]:
             best = _largest_from(best, densities, a[keep], b[keep], upper[keep], grid)
     return best
-
-
-def worst_pair_l1(densities, a, b, grid):
-    """``max(pairs_l1(densities, a, b, grid))``, evaluating few pairs.
-
-    Pairs are evaluated in decreasing order of :func:`pair_l1_bounds`' upper
-    bound, in batches growing fourfold from one pair; the pairs whose bound
-    is at most the best value found are never evaluated.
-    """
-    if a.shape[0] < _MIN_PAIRS:
-        return float(np.max(pairs_l1(densities, a, b, grid)))
-
-    def row_of(g):  # the trapezoid L1 of densities is a metric
-        row = pivot_row(
-            densities.shape[0], g, lambda x, y: pairs_l1(densities, x, y, grid)
-        )
-        return row, row
-
-    cut = pivot_cut(densities.shape[0], row_of, a.shape[0])
-    first = -np.inf
-    if cut is not None:
-        first, a, b = cut
-        if a.shape[0] == 0:
-            return first
-    bounds = pair_l1_bounds(densities, grid, a, b)[1]
-    return max(first, _largest_from(-np.inf, densities, a, b, bounds, grid))
 
 
 def pair_l1_values(densities, a, b, grid, offsets):

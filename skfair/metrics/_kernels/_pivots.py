@@ -149,7 +149,7 @@ def end_candidates(pivots, bounds, values, offsets):
     return keys // n, keys % n
 
 
-def _surviving_pairs(n_groups, rows, floor, block):
+def surviving_pairs(n_groups, rows, floor, block):
     """The pairs ``a < b`` that a triangle bound keeps, in lexicographic order.
 
     ``block`` pairs at a time are bounded by every row of ``rows`` (None: no
@@ -180,10 +180,10 @@ def pair_blocks(n_groups, block=1 << 20):
     The pairs of :func:`~._ecdf.pair_codes`, without its 16 bytes a pair at
     once: yields ``(a, b)`` arrays.
     """
-    yield from _surviving_pairs(n_groups, None, -np.inf, block)
+    yield from surviving_pairs(n_groups, None, -np.inf, block)
 
 
-def _floor(best):
+def triangle_floor(best):
     """The widened threshold a triangle bound must reach for a value ``best``."""
     return (best - _SLACK) / (1.0 + _SLACK)
 
@@ -205,7 +205,7 @@ def first_largest_pair(n_groups, bounds, best, evaluate, block=1 << 20):
     """
     for rows in (bounds, None):
         top = None
-        for a, b in _surviving_pairs(n_groups, rows, _floor(best), block):
+        for a, b in surviving_pairs(n_groups, rows, triangle_floor(best), block):
             values = evaluate(a, b)
             i = int(np.argmax(values))
             if top is None or values[i] > top[0]:
@@ -223,7 +223,7 @@ def first_pair_at_least(n_groups, bounds, target, evaluate, block=1 << 20):
     As :func:`first_largest_pair`, scanning only the pairs whose triangle
     bound by ``bounds`` reaches ``target``; None when no pair does.
     """
-    for a, b in _surviving_pairs(n_groups, bounds, _floor(target), block):
+    for a, b in surviving_pairs(n_groups, bounds, triangle_floor(target), block):
         hits = np.flatnonzero(evaluate(a, b) >= target)
         if hits.shape[0]:
             return int(a[hits[0]]), int(b[hits[0]])

@@ -313,9 +313,9 @@ class BandData:
 
         Group mode: each group's centred KDE is integrated as soon as it is
         made, so the memory is one group's rows, not ``(n_groups, n_rows,
-        n_points)`` (400 MB a resample at 10,000 groups); the same floats as
-        :meth:`_maximum` of :meth:`_centred_kdes` (each row integrated on
-        its own). The groups are shared among the threads.
+        n_points)`` (400 MB a resample at 10,000 groups); each row is
+        integrated on its own, as the whole array was. The groups are shared
+        among the threads.
         """
         plans, data, grid = grouping["kde"][norm]
         members, scale = grouping["members"], self.scales(norm)[k]
@@ -392,12 +392,13 @@ class BandData:
         return list(np.max(np.stack(parts), axis=0))
 
     def _maximum(self, norm, centred, k):
-        """Max over pairs (or groups) of the studentised norm of ``centred``."""
+        """Max over pairs of the studentised KDE norm of ``centred`` (pair mode).
+
+        Group mode integrates each group as it is made
+        (:meth:`_group_kde_maxima`).
+        """
         scale = self.scales(norm)[k]
         integrate = self._integrator(norm, k)
-        if not self.pair_mode(norm):
-            np.abs(centred, out=centred)  # no copy of groups x rows x points
-            return (integrate(centred) / scale[:, None]).max(axis=0)
         a, b = pair_codes(scale.shape[0])
         s = np.sqrt(scale[a] ** 2 + scale[b] ** 2)
         best = np.full(centred.shape[1], -np.inf)
